@@ -1,0 +1,171 @@
+"""Events emitted by the parser: immutable value objects (frozen, slotted dataclasses)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeAlias
+
+Validation = Literal["pass", "skipped"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A complete call. ``arguments_json`` is exactly the concatenation of the call's deltas."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    arguments_json: str
+    format: str
+    raw: str
+    fallback_used: bool = False
+    repairs: list[str] = field(default_factory=list)
+    validation: Validation = "skipped"
+
+    def to_openai(self) -> dict[str, Any]:
+        """The call as an OpenAI chat-completion ``tool_calls`` entry."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments_json},
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "arguments_json": self.arguments_json,
+            "format": self.format,
+            "raw": self.raw,
+            "fallback_used": self.fallback_used,
+            "repairs": list(self.repairs),
+            "validation": self.validation,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """Visible text, markup removed."""
+
+    text: str
+    type: ClassVar[str] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """Reasoning text (``<think>``, harmony analysis channel, ``[THINK]``, ...)."""
+
+    text: str
+    type: ClassVar[str] = "reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """A call's name is known."""
+
+    index: int
+    id: str
+    name: str
+    type: ClassVar[str] = "tool_call_start"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of the call's arguments as JSON text."""
+
+    index: int
+    arguments: str
+    type: ClassVar[str] = "tool_call_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    """The call is complete and valid: safe to dispatch now."""
+
+    index: int
+    call: ToolCall
+    type: ClassVar[str] = "tool_call_end"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRejected:
+    """A candidate failed; ``reason`` is one of :data:`streamparse.rejections.REASONS`."""
+
+    index: int
+    reason: str
+    raw: str
+    name: str | None = None
+    detail: str = ""
+    format: str | None = None
+    type: ClassVar[str] = "tool_call_rejected"
+
+
+Event: TypeAlias = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict of an event (the CLI's JSON-lines form)."""
+    if isinstance(event, ToolCallEnd):
+        return {"type": event.type, "index": event.index, "call": event.call.to_dict()}
+    out: dict[str, Any] = {"type": event.type}
+    for name in event.__slots__:
+        out[name] = getattr(event, name)
+    return out
+
+
+def event_to_json(event: Event) -> str:
+    return json.dumps(event_to_dict(event), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseResult:
+    """The result of :func:`streamparse.parse`: the merged view of the event sequence."""
+
+    text: str
+    reasoning: str
+    tool_calls: list[ToolCall]
+    rejected: list[ToolCallRejected]
+    events: list[Event]
+    finish_reason: str = "stop"
+
+    @classmethod
+    def from_events(cls, events: list[Event], finish_reason: str = "stop") -> ParseResult:
+        text: list[str] = []
+        reasoning: list[str] = []
+        calls: list[ToolCall] = []
+        rejected: list[ToolCallRejected] = []
+        for ev in events:
+            if isinstance(ev, TextDelta):
+                text.append(ev.text)
+            elif isinstance(ev, ReasoningDelta):
+                reasoning.append(ev.text)
+            elif isinstance(ev, ToolCallEnd):
+                calls.append(ev.call)
+            elif isinstance(ev, ToolCallRejected):
+                rejected.append(ev)
+        return cls("".join(text), "".join(reasoning), calls, rejected, events, finish_reason)
+
+
+def merge_events(events: list[Event]) -> list[Event]:
+    """Join adjacent text, reasoning and same-call argument deltas: the chunking-free view."""
+    out: list[Event] = []
+    for ev in events:
+        if out:
+            last = out[-1]
+            if isinstance(ev, TextDelta) and isinstance(last, TextDelta):
+                out[-1] = TextDelta(last.text + ev.text)
+                continue
+            if isinstance(ev, ReasoningDelta) and isinstance(last, ReasoningDelta):
+                out[-1] = ReasoningDelta(last.text + ev.text)
+                continue
+            if (
+                isinstance(ev, ToolCallDelta)
+                and isinstance(last, ToolCallDelta)
+                and ev.index == last.index
+            ):
+                out[-1] = ToolCallDelta(ev.index, last.arguments + ev.arguments)
+                continue
+        out.append(ev)
+    return out
