@@ -1,0 +1,45 @@
+"""streamparse: parse LLM output while it streams: visible text, reasoning and tool calls."""
+
+from __future__ import annotations
+
+from .events import (
+    Event,
+    ParseResult,
+    ReasoningDelta,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallRejected,
+    ToolCallStart,
+    merge_events,
+)
+from .parser import ParserClosedError, StreamParser, parse
+from .rejections import REASONS, Reason
+
+__all__ = [
+    "Event",
+    "ParseResult",
+    "ParserClosedError",
+    "REASONS",
+    "Reason",
+    "ReasoningDelta",
+    "StreamParser",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallRejected",
+    "ToolCallStart",
+    "merge_events",
+    "parse",
+]
+
+
+def __getattr__(name: str):  # type: ignore[no-untyped-def]
+    # The async layer imports anyio; load it only when asked for.
+    if name == "aparse":
+        from .aio import aparse
+
+        return aparse
+    raise AttributeError(name)

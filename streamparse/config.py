@@ -1,0 +1,114 @@
+"""A parser configuration compiled once: the marker tables of every scope, tools and options.
+
+Tables depend only on the active formats and the reasoning policy, so they are cached and shared by
+every parser built with the same configuration (a server builds one parser per request).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from . import formats as catalog
+from .engine import Engine, Handler, MarkerTable, ScanState, State
+from .formats.base import Wiring
+from .stats import ParserStats
+from .textscope import (
+    CONTROL_TOKENS,
+    REASONING,
+    REASONING_DROPPED,
+    backticks,
+    drop,
+    end_of_output_only,
+    open_reasoning,
+    pop_scope,
+    tildes,
+)
+from .tools import ToolSet
+
+CALLS_IN_REASONING = ("ignore", "promote")
+
+
+class Tables:
+    """The compiled scopes of one (formats, policy) combination."""
+
+    def __init__(self, active: tuple[str, ...], promote: bool) -> None:
+        w = Wiring(active=frozenset(active))
+        for name in active:
+            catalog.CATALOG[name].wire(w)
+        self.wiring = w
+        calls = {k: list(v) for k, v in w.markers.items()}
+        # Reasoning scopes: the closer, control tokens, and (promote) the call openers.
+        self.reasoning: dict[str, MarkerTable] = {}
+        for closer in set(REASONING.values()):
+            handlers: dict[str, list[Handler]] = {t: [drop] for t in CONTROL_TOKENS}
+            for t in REASONING_DROPPED:
+                handlers[t] = [drop]
+            if promote:
+                for k, v in calls.items():
+                    handlers.setdefault(k, []).extend(v)
+            handlers.setdefault(closer, []).insert(0, pop_scope)
+            if closer == "</think>":
+                handlers.setdefault("<think>", []).append(drop)  # a primed output that repeats the opener
+            self.reasoning[closer] = MarkerTable(handlers, w.ns if promote else None)
+        text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
+        for t in CONTROL_TOKENS:
+            text.setdefault(t, []).append(drop)
+        text.setdefault("</s>", []).append(end_of_output_only)
+        for opener in REASONING:
+            text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, opener == "<think>"))
+        text.setdefault("</think>", []).append(drop)  # an orphan closer is markup, never text (R10)
+        text.setdefault("`", []).append(backticks(w.fence_infos))
+        text.setdefault("~~~", []).append(tildes)
+        self.text = MarkerTable(text, w.ns)
+
+
+@lru_cache(maxsize=64)
+def tables(active: tuple[str, ...], promote: bool) -> Tables:
+    return Tables(active, promote)
+
+
+class Config:
+    """Everything a stream needs that does not change while it runs."""
+
+    def __init__(
+        self,
+        formats: Any = "auto",
+        *,
+        tools: Any = None,
+        start_in_reasoning: bool | None = None,
+        calls_in_reasoning: str = "ignore",
+        fallback: str | None = None,
+        max_call_chars: int | None = None,
+        id_prefix: str = "call_",
+    ) -> None:
+        active = catalog.resolve(formats)
+        if calls_in_reasoning not in CALLS_IN_REASONING:
+            raise ValueError(f"calls_in_reasoning must be one of {CALLS_IN_REASONING}, not {calls_in_reasoning!r}")
+        if max_call_chars is not None and max_call_chars < 1:
+            raise ValueError("max_call_chars must be a positive number of characters")
+        self.formats = active
+        self.format_set = frozenset(active)
+        self.auto = formats is None or formats == "auto"
+        self.tools = ToolSet.from_any(tools)
+        if start_in_reasoning is None:
+            # Formats whose every template primes `<think>` (R10) start inside reasoning when named alone.
+            start_in_reasoning = not self.auto and all(catalog.CATALOG[n].primed for n in active)
+        self.start_in_reasoning = bool(start_in_reasoning)
+        self.calls_in_reasoning = calls_in_reasoning
+        self.fallback = fallback
+        self.max_call_chars = max_call_chars
+        self.id_prefix = id_prefix
+        self.tables = tables(active, calls_in_reasoning == "promote")
+
+    def initial_state(self, eng: Engine) -> State:
+        return ScanState(self.tables.text)
+
+    def start(self, eng: Engine) -> None:
+        """Set up the scopes a new stream begins in."""
+        if self.start_in_reasoning:
+            eng.stack = [eng.state]
+            eng.state = ScanState(self.tables.reasoning["</think>"], reasoning=True)
+
+    def new_stats(self) -> ParserStats:
+        return ParserStats()

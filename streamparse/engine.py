@@ -1,0 +1,453 @@
+"""The streaming engine: one push-based scanner that every format plugs into.
+
+The engine owns a small buffer (the held tail plus the new chunk), a stack of states and the life cycle
+of candidate calls. A state consumes from ``buf[pos:]``; it returns True when it made progress and False
+when it needs more input. Scanning states use one compiled :class:`~streamparse.scanner.MarkerSet` per
+scope, so finding the next marker is one ``re`` search regardless of how many formats are active; what a
+marker means is decided by its handlers, tried in order (a shared opener such as ``<tool_call>`` has one
+handler per format, each checking its continuation, FORMATS.md §3).
+
+After each ``feed`` the consumed text is dropped; only the held tail (a possible marker prefix, or a
+token a state cannot decide yet) and a few characters of context (for line-start and word-boundary
+checks) are kept, so work is O(input) and memory is O(longest open call).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .events import (
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallRejected,
+    ToolCallStart,
+)
+from .rejections import Reason
+from .scanner import MarkerSet
+
+if TYPE_CHECKING:
+    from .config import Config
+
+log = logging.getLogger("streamparse")
+
+CTX = 8  # characters of already-consumed context kept before ``pos``
+
+# A handler decides what a found marker means: True = handled (pos advanced / state changed),
+# False = not this handler, None = cannot decide before more input arrives (hold from the marker).
+Handler = Callable[["Engine", int, int, bool], "bool | None"]
+
+
+class MarkerTable:
+    """A scope's markers, compiled once, with the handlers for each marker."""
+
+    __slots__ = ("markers", "handlers", "ns_handlers")
+
+    def __init__(
+        self,
+        handlers: dict[str, list[Handler]],
+        ns_handlers: dict[str, list[Handler]] | None = None,
+    ) -> None:
+        from .scanner import marker_set
+
+        self.handlers = {k: tuple(v) for k, v in handlers.items()}
+        self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
+        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers))
+
+    def lookup(self, tok: str) -> tuple[Handler, ...]:
+        hs = self.handlers.get(tok)
+        if hs is not None:
+            return hs
+        from .scanner import split_ns
+
+        parts = split_ns(tok)
+        if parts is not None:
+            return self.ns_handlers.get(parts[1], ())
+        return ()
+
+
+class State:
+    """One mode of the scanner. ``step`` consumes from ``eng.buf[eng.pos:]``."""
+
+    __slots__ = ()
+    reasoning = False  # where plain content of this state goes
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        raise NotImplementedError
+
+    def at_close(self, eng: Engine) -> None:
+        """End of stream while this state is open (after the buffer was drained as far as possible)."""
+
+
+class ScanState(State):
+    """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
+
+    __slots__ = ("table", "reasoning")
+
+    def __init__(self, table: MarkerTable, reasoning: bool = False) -> None:
+        self.table = table
+        self.reasoning = reasoning
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        pos = eng.pos
+        found = self.table.markers.search(buf, pos)
+        if found is None:
+            if pos < len(buf):
+                eng.content(self.reasoning, buf[pos:])
+                eng.pos = len(buf)
+            return False
+        s, e, tok = found
+        if s > pos:
+            eng.content(self.reasoning, buf[pos:s])
+            eng.pos = s
+        if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, R9)
+            if final:
+                eng.content(self.reasoning, buf[s:])
+                eng.pos = len(buf)
+            return False
+        for handler in self.table.lookup(tok):
+            res = handler(eng, s, e, final)
+            if res is None:
+                if final:
+                    continue
+                eng.note_hold(len(buf) - s)
+                return False
+            if res:
+                return True
+        # Nobody took it: its first character is plain content; scanning resumes right after it.
+        eng.content(self.reasoning, buf[s : s + 1])
+        eng.pos = s + 1
+        return True
+
+
+class Candidate:
+    """A call being read: its identity, arguments so far and the markup it came from."""
+
+    __slots__ = (
+        "format",
+        "index",
+        "id",
+        "name",
+        "args",
+        "pending",
+        "has_args",
+        "started",
+        "reject",
+        "detail",
+        "raw_parts",
+        "raw_mark",
+        "raw_len",
+        "repairs",
+        "fallback",
+        "closed",
+    )
+
+    def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
+        self.format = fmt
+        self.index: int | None = None
+        self.id: str | None = None
+        self.name: str | None = None
+        self.args: list[str] = []
+        self.pending: list[str] = []
+        self.has_args = False
+        self.started = False
+        self.reject: str | None = None
+        self.detail = ""
+        self.raw_parts: list[str] = []
+        self.raw_mark = raw_mark
+        self.raw_len = 0
+        self.repairs: list[str] = []
+        self.fallback = fallback
+        self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
+
+
+class Engine:
+    """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.reset()
+
+    def reset(self) -> None:
+        cfg = self.cfg
+        self.buf = "\n"  # virtual line start before the output
+        self.pos = 1
+        self.events: list[Event] = []
+        self.stack: list[State] = []
+        self.state: State = cfg.initial_state(self)
+        self.call: Candidate | None = None
+        self.next_index = 0
+        self.accepted = 0
+        self.seen_output = False  # visible non-space text or a call was emitted (R4, R10 start rules)
+        self.reasoning_seen = False
+        self.last_reasoning_nl = True
+        self.stats = cfg.new_stats()
+        self.largest_hold = 0
+        self.scratch: dict[str, Any] = {}
+        cfg.start(self)
+
+    # -- driving -------------------------------------------------------------------------------------
+
+    def feed(self, text: str) -> list[Event]:
+        self.events = []
+        self.buf += text
+        self._run(False)
+        self._trim()
+        return self.events
+
+    def close(self) -> list[Event]:
+        self.events = []
+        self._run(True)
+        # States still open at the end of the stream, innermost first.
+        while True:
+            state = self.state
+            state.at_close(self)
+            if not self.stack:
+                break
+            self.state = self.stack.pop()
+        if self.call is not None:
+            self.truncate_call()
+        if self.pos < len(self.buf):
+            self.content(self.state.reasoning, self.buf[self.pos :])
+            self.pos = len(self.buf)
+        return self.events
+
+    def _run(self, final: bool) -> None:
+        while self.state.step(self, final):
+            pass
+        call = self.call
+        if call is not None and call.pending and call.started:
+            self._flush_deltas(call)
+
+    def _trim(self) -> None:
+        """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
+        pos = self.pos
+        call = self.call
+        if call is not None and not call.closed:
+            if pos > call.raw_mark:
+                piece = self.buf[call.raw_mark : pos]
+                call.raw_parts.append(piece)
+                call.raw_len += len(piece)
+            limit = self.cfg.max_call_chars
+            if limit is not None and call.raw_len > limit:
+                self.reject_too_large()
+        if pos > CTX:
+            self.buf = self.buf[pos - CTX :]
+            self.pos = CTX
+            if call is not None:
+                call.raw_mark = CTX
+        held = len(self.buf) - self.pos
+        if held > self.largest_hold:
+            self.largest_hold = held
+            self.stats.largest_holdback = held
+
+    def note_hold(self, n: int) -> None:
+        if n > self.largest_hold:
+            self.largest_hold = n
+            self.stats.largest_holdback = n
+
+    def push(self, state: State) -> None:
+        self.stack.append(self.state)
+        self.state = state
+
+    def pop(self) -> None:
+        self.state = self.stack.pop() if self.stack else self.cfg.initial_state(self)
+
+    # -- content -------------------------------------------------------------------------------------
+
+    def content(self, reasoning: bool, text: str) -> None:
+        if reasoning:
+            self.reason(text)
+        else:
+            self.text(text)
+
+    def text(self, text: str) -> None:
+        if text:
+            if not self.seen_output and not text.isspace():
+                self.seen_output = True
+            self.events.append(TextDelta(text))
+
+    def reason(self, text: str) -> None:
+        if text:
+            self.reasoning_seen = True
+            self.events.append(ReasoningDelta(text))
+
+    def begin_reasoning_segment(self) -> None:
+        """R10: reasoning segments are joined with a newline."""
+        if self.reasoning_seen:
+            self.events.append(ReasoningDelta("\n"))
+
+    def line_start(self, s: int) -> bool:
+        """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""
+        buf = self.buf
+        i = s - 1
+        spaces = 0
+        while i >= 0 and buf[i] == " " and spaces < 4:
+            i -= 1
+            spaces += 1
+        return spaces <= 3 and (i < 0 or buf[i] == "\n")
+
+    # -- calls ---------------------------------------------------------------------------------------
+
+    def begin_call(self, fmt: str, raw_start: int, fallback: bool = False) -> Candidate:
+        if self.call is not None:  # defensive: a state forgot to finish its call
+            self.fail_call(Reason.MALFORMED, "a new call began before the previous one ended", raw_start)
+        cand = Candidate(fmt, raw_start, fallback)
+        self.call = cand
+        return cand
+
+    def set_name(self, name: str, call_id: str | None = None) -> None:
+        cand = self.call
+        if cand is None or cand.name is not None:
+            return
+        cand.name = name
+        if call_id:
+            cand.id = call_id
+        if not name:
+            cand.reject, cand.detail = Reason.MALFORMED, "empty tool name"
+            return
+        tools = self.cfg.tools
+        if tools is not None and name not in tools:
+            cand.reject, cand.detail = Reason.UNKNOWN_TOOL, f"{name!r} is not a declared tool"
+            return
+        if cand.closed:
+            return
+        cand.index = self.next_index
+        self.next_index += 1
+        if cand.id is None:
+            cand.id = f"{self.cfg.id_prefix}{cand.index}"
+        cand.started = True
+        self.events.append(ToolCallStart(cand.index, cand.id, name))
+
+    def args(self, text: str) -> None:
+        cand = self.call
+        if cand is None or not text:
+            return
+        cand.has_args = True
+        if cand.closed:
+            return
+        cand.args.append(text)
+        cand.pending.append(text)
+
+    def add_repairs(self, repairs: list[str]) -> None:
+        cand = self.call
+        if cand is not None:
+            for r in repairs:
+                if r not in cand.repairs:
+                    cand.repairs.append(r)
+
+    def _flush_deltas(self, cand: Candidate) -> None:
+        pending = cand.pending
+        text = pending[0] if len(pending) == 1 else "".join(pending)
+        pending.clear()
+        if text and cand.index is not None:
+            self.events.append(ToolCallDelta(cand.index, text))
+
+    def _raw(self, cand: Candidate, end: int) -> str:
+        if cand.closed:
+            return ""
+        if end > cand.raw_mark:
+            cand.raw_parts.append(self.buf[cand.raw_mark : end])
+            cand.raw_mark = end
+        return "".join(cand.raw_parts)
+
+    def end_call(self, end: int) -> None:
+        """The call's closing delimiter ends at ``end``: finish, validate, emit End or Rejected."""
+        cand = self.call
+        if cand is None:
+            return
+        if cand.closed:
+            self.call = None
+            return
+        raw = self._raw(cand, end)
+        self.call = None
+        if cand.reject is not None:
+            self._reject(cand, cand.reject, cand.detail, raw)
+            return
+        if cand.name is None:
+            self._reject(cand, Reason.MALFORMED, "no tool name", raw)
+            return
+        if not cand.has_args:
+            cand.args.append("{}")
+            cand.pending.append("{}")
+        if cand.pending:
+            self._flush_deltas(cand)
+        args_json = cand.args[0] if len(cand.args) == 1 else "".join(cand.args)
+        try:
+            args = json.loads(args_json)
+        except (ValueError, RecursionError) as exc:
+            self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
+            return
+        if not isinstance(args, dict):
+            self._reject(cand, Reason.MALFORMED, "arguments are not a JSON object", raw)
+            return
+        validation = "skipped"
+        tools = self.cfg.tools
+        if tools is not None:
+            problem = tools.validate(cand.name, args)
+            if problem is not None:
+                self._reject(cand, Reason.SCHEMA_VIOLATION, problem, raw)
+                return
+            validation = "pass"
+        assert cand.index is not None and cand.id is not None
+        call = ToolCall(
+            id=cand.id,
+            name=cand.name,
+            arguments=args,
+            arguments_json=args_json,
+            format=cand.format,
+            raw=raw,
+            fallback_used=cand.fallback,
+            repairs=list(cand.repairs),
+            validation=validation,  # type: ignore[arg-type]
+        )
+        self.accepted += 1
+        self.seen_output = True
+        self.stats.record_call(cand.format, cand.repairs, cand.fallback)
+        log.debug("call %s accepted (%s, repairs=%s)", cand.name, cand.format, cand.repairs)
+        self.events.append(ToolCallEnd(cand.index, call))
+
+    def fail_call(self, reason: str, detail: str, end: int) -> None:
+        """Reject the open call; its markup up to ``end`` is the rejection's raw text."""
+        cand = self.call
+        if cand is None:
+            return
+        self.call = None
+        if cand.closed:
+            return
+        raw = self._raw(cand, end)
+        if cand.reject is not None:
+            reason, detail = cand.reject, cand.detail  # an earlier, more specific verdict stands
+        self._reject(cand, reason, detail, raw)
+
+    def truncate_call(self) -> None:
+        self.fail_call(Reason.TRUNCATED, "the stream ended inside the call", len(self.buf))
+
+    def reject_too_large(self) -> None:
+        cand = self.call
+        if cand is None or cand.closed:
+            return
+        raw = "".join(cand.raw_parts)
+        limit = self.cfg.max_call_chars
+        self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
+        cand.closed = True
+        cand.raw_parts = []
+        cand.args = []
+        cand.pending = []
+
+    def _reject(self, cand: Candidate, reason: str, detail: str, raw: str) -> None:
+        if cand.index is None:
+            cand.index = self.next_index
+            self.next_index += 1
+        self.stats.record_rejection(str(reason), cand.format)
+        log.debug("call %r rejected (%s): %s", cand.name, reason, detail)
+        self.events.append(
+            ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format)
+        )

@@ -1,0 +1,87 @@
+"""Formats whose calls are JSON behind a marker: hermes, function_tag, tool_call_marker."""
+
+from __future__ import annotations
+
+import re
+
+from ..calls import LOOKAHEAD, JsonCallState, fence_at, skip_ws
+from ..engine import Engine
+from .base import FormatSpec, Wiring
+from .openers import Decision, json_call, named_json
+
+
+def wire_hermes(w: Wiring) -> None:
+    # `<tool_call>[` is granite's when granite is active (FORMATS §3), else a hermes list.
+    w.on("<tool_call>", json_call("hermes", ("</tool_call>",), lists=True, unless_active="granite"))
+
+
+FUNCTION_NAME = re.compile(r"(?P<name>[^\s<>=]{1,200})>")
+
+
+def wire_function_tag(w: Wiring) -> None:
+    w.on("<function=", named_json("function_tag", FUNCTION_NAME, ">", ("</function>",)))
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def tool_call_marker(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``TOOL_CALL`` as a whole word, optional ``:``, whitespace, an optional json fence, an object."""
+    buf = eng.buf
+    if s > 0 and _word_char(buf[s - 1]):
+        return False
+    if e >= len(buf):
+        return False if final else None
+    j = e
+    if buf[j] == ":":
+        j += 1
+    elif _word_char(buf[j]):
+        return False
+    j = skip_ws(buf, j)
+    if j >= len(buf):
+        return False if final or j - e >= LOOKAHEAD else None
+    fenced = False
+    if buf[j] == "`":
+        f = fence_at(buf, j, final)
+        if f is None or f is False:
+            return f
+        j = skip_ws(buf, f)
+        if j >= len(buf):
+            return False if final else None
+        fenced = True
+    if buf[j] != "{":
+        return False
+    eng.begin_call("tool_call_marker", s)
+    eng.pos = j
+    eng.push(JsonCallState(eng, "tool_call_marker", (), fenced=fenced))
+    return True
+
+
+def wire_tool_call_marker(w: Wiring) -> None:
+    w.on("TOOL_CALL", tool_call_marker)
+
+
+SPECS = [
+    FormatSpec(
+        "hermes",
+        "Qwen2.5, Qwen3, QwQ, Hermes 2 Pro / 3, ERNIE 4.5, Granite 4, most fine-tunes",
+        '<tool_call>{"name": NAME, "arguments": ARGS}</tool_call>',
+        '<tool_call>\n{"name": "lookup_order", "arguments": {"order_id": "A-1001"}}\n</tool_call>',
+        wire_hermes,
+    ),
+    FormatSpec(
+        "function_tag",
+        "Llama 3.1 custom tools, functionary v3.1",
+        "<function=NAME>ARGS</function>",
+        '<function=lookup_order>{"order_id": "A-1001"}</function>',
+        wire_function_tag,
+    ),
+    FormatSpec(
+        "tool_call_marker",
+        "prompted agents (seed 000)",
+        'TOOL_CALL [:] [```json] {"tool_name"|"tool"|"name": NAME, "parameters"|"params"|"arguments": ARGS}',
+        'TOOL_CALL\n{"tool": "lookup_order", "params": {"order_id": "A-1001"}}',
+        wire_tool_call_marker,
+    ),
+]

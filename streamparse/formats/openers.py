@@ -1,0 +1,169 @@
+"""Handler factories the format entries are written with (R2 continuations live here)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..calls import (
+    LOOKAHEAD,
+    BlockState,
+    JsonArgsState,
+    JsonCallState,
+    TagCallState,
+    TagSyntax,
+    close_block,
+    fence_at,
+    read_header,
+    skip_ws,
+    starts_or_prefix,
+)
+from ..engine import Engine, Handler, MarkerTable
+
+Decision = bool | None
+
+
+def _first(eng: Engine, e: int, final: bool, fences: bool = True) -> tuple[int, bool] | Decision:
+    """Skip whitespace (and an optional ```json fence line) after an opener: (index, fenced)."""
+    buf = eng.buf
+    j = skip_ws(buf, e)
+    if j >= len(buf):
+        return False if final or j - e >= LOOKAHEAD else None
+    if fences and buf[j] == "`":
+        f = fence_at(buf, j, final)
+        if f is None or f is False:
+            return f
+        j = skip_ws(buf, f)
+        if j >= len(buf):
+            return False if final else None
+        return j, True
+    return j, False
+
+
+def json_call(
+    fmt: str,
+    closers: tuple[str, ...],
+    *,
+    objects: bool = True,
+    lists: bool = False,
+    optional_close: bool = False,
+    unless_active: str | None = None,
+) -> Handler:
+    """An opener followed by a JSON call object (``{``) and/or a list of them (``[``)."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        first = _first(eng, e, final)
+        if not isinstance(first, tuple):
+            return first
+        j, fenced = first
+        c = eng.buf[j]
+        if c == "{" and objects:
+            eng.begin_call(fmt, s)
+            eng.pos = j
+            eng.push(JsonCallState(eng, fmt, closers, optional_close=optional_close, fenced=fenced))
+            return True
+        if c == "[" and lists and not (unless_active and unless_active in eng.cfg.format_set):
+            eng.pos = j
+            eng.push(
+                JsonCallState(eng, fmt, closers, list_form=True, optional_close=optional_close, fenced=fenced)
+            )
+            return True
+        return False
+
+    return handler
+
+
+def block(opener_table: Callable[[], MarkerTable], continuation: str | None = None) -> Handler:
+    """A section opener: what follows (after whitespace) must begin with ``continuation`` if given."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        if continuation is not None:
+            j = skip_ws(eng.buf, e)
+            if j >= len(eng.buf):
+                return False if final or j - e >= LOOKAHEAD else None
+            ok = starts_or_prefix(eng.buf, j, continuation)
+            if not ok:
+                return ok if not final else False
+        eng.pos = e
+        eng.push(BlockState(opener_table()))
+        return True
+
+    return handler
+
+
+def block_table(calls: dict[str, Handler], closers: tuple[str, ...]) -> Callable[[], MarkerTable]:
+    """The markers inside a section, compiled once on first use."""
+    cache: list[MarkerTable] = []
+
+    def table() -> MarkerTable:
+        if not cache:
+            markers: dict[str, list[Handler]] = {k: [v] for k, v in calls.items()}
+            for c in closers:
+                markers.setdefault(c, []).append(close_block)
+            cache.append(MarkerTable(markers))
+        return cache[0]
+
+    return table
+
+
+def tag_call(
+    fmt: str,
+    name_header: re.Pattern[str],
+    header_end: str,
+    syntax: TagSyntax,
+    *,
+    require_next: tuple[str, ...] = (),
+) -> Handler:
+    """An XML-style call: the name is read from the opener's header, then text-valued parameters.
+
+    ``require_next``: after the header (and whitespace) one of these must follow (e.g. ``<parameter=``),
+    which is how ``<function=NAME>`` tells qwen3_coder from function_tag's ``{``.
+    """
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        m = read_header(eng.buf, e, header_end, name_header, final)
+        if not m:
+            return m
+        if require_next:
+            j = skip_ws(eng.buf, m.end())
+            if j >= len(eng.buf):
+                return False if final else None
+            results = [starts_or_prefix(eng.buf, j, w) for w in require_next]
+            if not any(results):
+                return None if (None in results and not final) else False
+        eng.begin_call(fmt, s)
+        eng.set_name(m.group("name").strip())
+        eng.pos = m.end()
+        eng.push(TagCallState(syntax))
+        return True
+
+    return handler
+
+
+def named_json(
+    fmt: str,
+    name_header: re.Pattern[str],
+    header_end: str,
+    closers: tuple[str, ...],
+    *,
+    optional_close: bool = False,
+) -> Handler:
+    """A header naming the call, then its JSON arguments object, then a closer."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        m = read_header(eng.buf, e, header_end, name_header, final)
+        if not m:
+            return m
+        first = _first(eng, m.end(), final)
+        if not isinstance(first, tuple):
+            return first
+        j, fenced = first
+        if eng.buf[j] != "{":
+            return False
+        eng.begin_call(fmt, s)
+        eng.set_name(m.group("name").strip())
+        eng.pos = j
+        eng.push(JsonArgsState(eng, closers, optional_close=optional_close, fenced=fenced))
+        return True
+
+    return handler

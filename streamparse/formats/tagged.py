@@ -1,0 +1,208 @@
+"""Formats whose arguments are text values in tags (R7): qwen3_coder, seed_oss, xml_invoke, minimax,
+deepseek_dsml, glm45."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..calls import LOOKAHEAD, TagCallState, TagSyntax, skip_ws, starts_or_prefix
+from ..engine import Engine, Handler
+from ..scanner import split_ns
+from .base import FormatSpec, Wiring
+from .openers import Decision, block, block_table, tag_call
+
+# qwen3_coder / seed_oss -------------------------------------------------------------------------------
+
+FUNCTION_NAME = re.compile(r"(?P<name>[^\s<>=]{1,200})>")
+QWEN_SYNTAX = TagSyntax(
+    param_open="<parameter=",
+    header_end=">",
+    param_header=re.compile(r"(?P<key>[^<>\n]{1,200})>"),
+    param_close="</parameter>",
+    call_close="</function>",
+    lenient=True,
+)
+
+
+def _function_call(fmt: str, standalone: bool) -> Handler:
+    # Standalone `<function=NAME>` is shared with function_tag, so it needs `<parameter=`/`</function>` next.
+    nxt = ("<parameter=", "</function>") if standalone else ()
+    return tag_call(fmt, FUNCTION_NAME, ">", QWEN_SYNTAX, require_next=nxt)
+
+
+_QWEN_BLOCK = block_table({"<function=": _function_call("qwen3_coder", False)}, ("</tool_call>",))
+_SEED_BLOCK = block_table({"<function=": _function_call("seed_oss", False)}, ("</seed:tool_call>",))
+
+
+def wire_qwen3_coder(w: Wiring) -> None:
+    w.on("<tool_call>", block(_QWEN_BLOCK, "<function="))
+    w.on("<function=", _function_call("qwen3_coder", True))
+
+
+def wire_seed_oss(w: Wiring) -> None:
+    w.on("<seed:tool_call>", block(_SEED_BLOCK, "<function="))
+
+
+# xml_invoke / minimax / deepseek_dsml -------------------------------------------------------------------
+
+INVOKE_NAME = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1[^<>]*>""")
+PARAM_HEADER = re.compile(
+    r"""\s+name\s*=\s*(["'])(?P<key>[^"'<>\n]{1,200})\1"""
+    r"""(?:\s+string\s*=\s*(["'])(?P<string>true|false)\3)?[^<>]*>""",
+    re.I,
+)
+
+
+@lru_cache(maxsize=64)
+def invoke_syntax(prefix: str) -> TagSyntax:
+    """``<PREFIXparameter name="K">`` ... for one namespace prefix (``""``, ``"antml:"``, ``"｜DSML｜"``)."""
+    return TagSyntax(
+        param_open=f"<{prefix}parameter",
+        header_end=">",
+        param_header=PARAM_HEADER,
+        param_close=f"</{prefix}parameter>",
+        call_close=f"</{prefix}invoke>",
+        lenient=False,
+    )
+
+
+@lru_cache(maxsize=64)
+def invoke_call(fmt: str, prefix: str) -> Handler:
+    return tag_call(fmt, INVOKE_NAME, ">", invoke_syntax(prefix))
+
+
+def _prefix(eng: Engine, s: int, e: int, suffix: str) -> str:
+    """The namespace prefix of a matched ``<ns:suffix`` (or ``""`` for the bare tag)."""
+    parts = split_ns(eng.buf[s:e])
+    return parts[0] + ":" if parts is not None else ""
+
+
+@lru_cache(maxsize=64)
+def _invoke_block(fmt: str, prefix: str):  # type: ignore[no-untyped-def]
+    return block_table({f"<{prefix}invoke": invoke_call(fmt, prefix)}, (f"</{prefix}function_calls>",))
+
+
+def function_calls_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    prefix = _prefix(eng, s, e, "function_calls>")
+    return block(_invoke_block("xml_invoke", prefix), f"<{prefix}invoke")(eng, s, e, final)
+
+
+def invoke_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    prefix = _prefix(eng, s, e, "invoke")
+    return invoke_call("xml_invoke", prefix)(eng, s, e, final)
+
+
+def wire_xml_invoke(w: Wiring) -> None:
+    w.on("<function_calls>", function_calls_open)
+    w.on_ns("function_calls>", function_calls_open)
+    w.on("<invoke", invoke_open)
+    w.on_ns("invoke", invoke_open)
+
+
+_MINIMAX_BLOCK = block_table({"<invoke": invoke_call("minimax", "")}, ("</minimax:tool_call>",))
+
+
+def wire_minimax(w: Wiring) -> None:
+    w.on("<minimax:tool_call>", block(_MINIMAX_BLOCK, "<invoke"))
+
+
+DSML = "｜DSML｜"
+_DSML_BLOCK = block_table(
+    {f"<{DSML}invoke": invoke_call("deepseek_dsml", DSML)},
+    (f"</{DSML}function_calls>", f"</{DSML}tool_calls>"),
+)
+
+
+def wire_deepseek_dsml(w: Wiring) -> None:
+    w.on(f"<{DSML}function_calls>", block(_DSML_BLOCK, f"<{DSML}invoke"))
+    w.on(f"<{DSML}tool_calls>", block(_DSML_BLOCK, f"<{DSML}invoke"))
+
+
+# glm45 ------------------------------------------------------------------------------------------------
+
+GLM_SYNTAX = TagSyntax(
+    param_open="<arg_key>",
+    header_end="<arg_value>",
+    param_header=re.compile(r"(?P<key>[^<]{1,200})</arg_key>\s*<arg_value>"),
+    param_close="</arg_value>",
+    call_close="</tool_call>",
+)
+_NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-:/]{1,200}")
+
+
+def glm45_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<tool_call>NAME`` (no space), then a newline, ``<arg_key>`` or ``</tool_call>``."""
+    buf = eng.buf
+    m = _NAME_CHARS.match(buf, e)
+    if m is None:
+        return False if e < len(buf) or final else None
+    i = m.end()
+    if i >= len(buf):
+        return False if final or i - e >= LOOKAHEAD else None
+    if buf[i] != "\n":
+        results = [starts_or_prefix(buf, i, w) for w in ("<arg_key>", "</tool_call>")]
+        if not any(results):
+            return None if (None in results and not final) else False
+    eng.begin_call("glm45", s)
+    eng.set_name(m.group())
+    eng.pos = skip_ws(buf, i)
+    eng.push(TagCallState(GLM_SYNTAX))
+    return True
+
+
+def wire_glm45(w: Wiring) -> None:
+    w.on("<tool_call>", glm45_open)
+
+
+SPECS = [
+    FormatSpec(
+        "qwen3_coder",
+        "Qwen3-Coder-30B-A3B, Qwen3-Coder-480B-A35B",
+        "<tool_call> <function=NAME> <parameter=K>V</parameter> </function> </tool_call>",
+        "<tool_call>\n<function=run_tests>\n<parameter=path>\ntests/api\n</parameter>\n</function>\n</tool_call>",
+        wire_qwen3_coder,
+    ),
+    FormatSpec(
+        "seed_oss",
+        "ByteDance-Seed/Seed-OSS-36B",
+        "<seed:tool_call> <function=NAME> <parameter=K>V</parameter> </function> </seed:tool_call>",
+        "<seed:tool_call>\n<function=fare_quote>\n<parameter=route>LIS-OPO</parameter>\n</function>\n"
+        "</seed:tool_call>",
+        wire_seed_oss,
+    ),
+    FormatSpec(
+        "xml_invoke",
+        "Claude in text mode, Anthropic-style XML through proxies",
+        '<function_calls> <invoke name="NAME"> <parameter name="K">V</parameter> </invoke> </function_calls>'
+        " (any ns: prefix)",
+        '<function_calls>\n<invoke name="fetch_url">\n<parameter name="url">https://example.org/a</parameter>\n'
+        "</invoke>\n</function_calls>",
+        wire_xml_invoke,
+    ),
+    FormatSpec(
+        "minimax",
+        "MiniMax-M2",
+        '<minimax:tool_call> <invoke name="NAME"> <parameter name="K">V</parameter> </invoke> </minimax:tool_call>',
+        '<minimax:tool_call>\n<invoke name="fare_quote">\n<parameter name="route">LIS-OPO</parameter>\n'
+        "</invoke>\n</minimax:tool_call>",
+        wire_minimax,
+        primed=True,
+    ),
+    FormatSpec(
+        "deepseek_dsml",
+        "DeepSeek-V3.2",
+        '<｜DSML｜function_calls> <｜DSML｜invoke name="NAME"> <｜DSML｜parameter name="K" string="true|false">V'
+        "</｜DSML｜parameter> </｜DSML｜invoke> </｜DSML｜function_calls>",
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n<｜DSML｜parameter name="minutes" '
+        'string="false">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+        wire_deepseek_dsml,
+    ),
+    FormatSpec(
+        "glm45",
+        "GLM-4.5, GLM-4.5-Air, GLM-4.6, GLM-4.7",
+        "<tool_call>NAME <arg_key>K</arg_key> <arg_value>V</arg_value> </tool_call>",
+        "<tool_call>lookup_order\n<arg_key>order_id</arg_key>\n<arg_value>A-1001</arg_value>\n</tool_call>",
+        wire_glm45,
+    ),
+]

@@ -1,0 +1,239 @@
+"""Formats built from special tokens: deepseek_v3, deepseek_v31, kimi_k2, harmony."""
+
+from __future__ import annotations
+
+import re
+
+from ..calls import LOOKAHEAD, JsonArgsState, fence_at, skip_ws
+from ..engine import Engine, Handler, MarkerTable, ScanState
+from ..rejections import Reason
+from ..textscope import CONTROL_TOKENS, drop, pop_scope
+from .base import FormatSpec, Wiring
+from .openers import Decision, block, block_table
+
+# DeepSeek V3 / V3.1 ------------------------------------------------------------------------------------
+
+DS_CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+DS_CALLS_END = "<｜tool▁calls▁end｜>"
+DS_CALL_BEGIN = "<｜tool▁call▁begin｜>"
+DS_CALL_END = "<｜tool▁call▁end｜>"
+DS_SEP = "<｜tool▁sep｜>"
+
+
+def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<｜tool▁call▁begin｜>X<｜tool▁sep｜>``: ``{`` next means v3.1 (X is the name), otherwise v3
+    (X is the type ``function``; the name runs to the newline, then a json fence)."""
+    buf = eng.buf
+    active = eng.cfg.format_set
+    idx = buf.find(DS_SEP, e, e + LOOKAHEAD)
+    if idx < 0:
+        return None if (len(buf) < e + LOOKAHEAD and not final) else False
+    head = buf[e:idx].strip()
+    after = idx + len(DS_SEP)
+    j = skip_ws(buf, after)
+    if j >= len(buf):
+        return False if final else None
+    if buf[j] == "{" and "deepseek_v31" in active:
+        eng.begin_call("deepseek_v31", s)
+        eng.set_name(head)
+        eng.pos = j
+        eng.push(JsonArgsState(eng, (DS_CALL_END,)))
+        return True
+    if "deepseek_v3" not in active:
+        return False
+    nl = buf.find("\n", after, after + LOOKAHEAD)
+    if nl < 0:
+        return None if (len(buf) < after + LOOKAHEAD and not final) else False
+    name = buf[after:nl].strip()
+    k = skip_ws(buf, nl)
+    if k >= len(buf):
+        return False if final else None
+    fenced = False
+    if buf[k] == "`":
+        f = fence_at(buf, k, final)
+        if f is None or f is False:
+            return f
+        k = skip_ws(buf, f)
+        if k >= len(buf):
+            return False if final else None
+        fenced = True
+    if buf[k] != "{":
+        return False
+    eng.begin_call("deepseek_v3", s)
+    eng.set_name(name)
+    eng.pos = k
+    state = JsonArgsState(eng, (DS_CALL_END,), fenced=fenced)
+    eng.push(state)
+    if head and head != "function" and eng.call is not None:
+        eng.call.reject, eng.call.detail = Reason.MALFORMED, f"unknown call type {head[:40]!r}"
+    return True
+
+
+_DS_BLOCK = block_table({DS_CALL_BEGIN: deepseek_call}, (DS_CALLS_END,))
+
+
+def wire_deepseek(w: Wiring) -> None:
+    if DS_CALLS_BEGIN in w.markers:  # v3 and v3.1 share every token: wire once
+        return
+    w.on(DS_CALLS_BEGIN, block(_DS_BLOCK))
+    w.on(DS_CALL_BEGIN, deepseek_call)
+
+
+# Kimi K2 -----------------------------------------------------------------------------------------------
+
+KIMI_SECTION_BEGIN = "<|tool_calls_section_begin|>"
+KIMI_SECTION_END = "<|tool_calls_section_end|>"
+KIMI_CALL_BEGIN = "<|tool_call_begin|>"
+KIMI_ARGS_BEGIN = "<|tool_call_argument_begin|>"
+KIMI_CALL_END = "<|tool_call_end|>"
+_KIMI_ID = re.compile(r"\s*(?:functions\.)?(?P<name>[^\s:<>{}]{1,200})(?::\d+)?\s*")
+
+
+def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>ARGS<|tool_call_end|>``."""
+    buf = eng.buf
+    idx = buf.find(KIMI_ARGS_BEGIN, e, e + LOOKAHEAD)
+    if idx < 0:
+        if len(buf) < e + LOOKAHEAD and not final:
+            return None if not buf[e:].lstrip().startswith("{") else False
+        return False
+    m = _KIMI_ID.fullmatch(buf, e, idx)
+    if m is None:
+        return False
+    j = skip_ws(buf, idx + len(KIMI_ARGS_BEGIN))
+    if j >= len(buf):
+        return False if final else None
+    eng.begin_call("kimi_k2", s)
+    eng.set_name(m.group("name"), call_id=buf[e:idx].strip())
+    eng.pos = j
+    eng.push(JsonArgsState(eng, (KIMI_CALL_END,)))
+    return True
+
+
+def kimi_block_calls() -> dict[str, Handler]:
+    return {KIMI_CALL_BEGIN: kimi_call}
+
+
+_KIMI_BLOCK = block_table(kimi_block_calls(), (KIMI_SECTION_END,))
+
+
+def wire_kimi_k2(w: Wiring) -> None:
+    w.on(KIMI_SECTION_BEGIN, block(_KIMI_BLOCK))
+    w.on(KIMI_CALL_BEGIN, kimi_call)
+
+
+# Harmony (gpt-oss) ---------------------------------------------------------------------------------------
+
+H_START = "<|start|>"
+H_CHANNEL = "<|channel|>"
+H_MESSAGE = "<|message|>"
+_RECIPIENT = re.compile(r"to=([^\s<]+)")
+_HARMONY_ANALYSIS = MarkerTable(
+    {
+        "<|end|>": [pop_scope],
+        "<|call|>": [pop_scope],
+        "<|return|>": [pop_scope],
+        **{t: [drop] for t in CONTROL_TOKENS if t not in ("<|end|>", "<|call|>", "<|return|>")},
+    }
+)
+
+
+def _leave_analysis(eng: Engine, s: int, e: int, final: bool) -> bool:
+    """A new message began without ``<|end|>``: leave reasoning, let the text scope read the header."""
+    eng.pos = s
+    eng.pop()
+    return True
+
+
+def harmony_header(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<|start|>ROLE [to=R]<|channel|>CHANNEL [to=R] [<|constrain|>json]<|message|>``."""
+    buf = eng.buf
+    idx = buf.find(H_MESSAGE, e, e + 2 * LOOKAHEAD)
+    if idx < 0:
+        return None if (len(buf) < e + 2 * LOOKAHEAD and not final) else False
+    header = buf[e:idx]
+    if buf.startswith(H_START, s):
+        role, _, channel_part = header.partition(H_CHANNEL)
+    else:
+        role, channel_part = "", header
+    words = channel_part.replace("<|constrain|>", " ").split()
+    channel = words[0] if words else ""
+    m = _RECIPIENT.search(header)
+    body = idx + len(H_MESSAGE)
+    if m is not None:
+        recipient = m.group(1)
+        name = recipient[len("functions.") :] if recipient.startswith("functions.") else recipient
+        eng.begin_call("harmony", s)
+        tools = eng.cfg.tools
+        builtin = not recipient.startswith("functions.")
+        if builtin and (tools is None or recipient not in tools):
+            cand = eng.call
+            assert cand is not None
+            cand.name = recipient
+            cand.reject, cand.detail = Reason.UNKNOWN_TOOL, f"built-in recipient {recipient!r} is not declared"
+        else:
+            eng.set_name(name)
+        eng.pos = skip_ws(buf, body) if skip_ws(buf, body) < len(buf) else body
+        eng.push(JsonArgsState(eng, ("<|call|>", "<|end|>"), optional_close=True))
+        return True
+    eng.pos = body
+    if channel == "analysis":
+        eng.begin_reasoning_segment()
+        eng.push(ScanState(_analysis_table(), reasoning=True))
+    return True
+
+
+_ANALYSIS: list[MarkerTable] = []
+
+
+def _analysis_table() -> MarkerTable:
+    if not _ANALYSIS:
+        handlers = {k: list(v) for k, v in _HARMONY_ANALYSIS.handlers.items()}
+        handlers[H_START] = [_leave_analysis]
+        handlers[H_CHANNEL] = [_leave_analysis]
+        _ANALYSIS.append(MarkerTable(handlers))
+    return _ANALYSIS[0]
+
+
+def wire_harmony(w: Wiring) -> None:
+    w.on(H_START, harmony_header)
+    w.on(H_CHANNEL, harmony_header)
+
+
+SPECS = [
+    FormatSpec(
+        "deepseek_v3",
+        "DeepSeek-V3, V3-0324, R1, R1-0528",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json ARGS```<｜tool▁call▁end｜>"
+        "<｜tool▁calls▁end｜>",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>lookup_order\n```json\n"
+        '{"order_id": "A-1001"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        wire_deepseek,
+    ),
+    FormatSpec(
+        "deepseek_v31",
+        "DeepSeek-V3.1, V3.1-Terminus, V3.2-Exp",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>lookup_order<｜tool▁sep｜>{"order_id": "A-1001"}'
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        wire_deepseek,
+    ),
+    FormatSpec(
+        "kimi_k2",
+        "Kimi-K2-Instruct (-0905), Kimi-K2-Thinking",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>ARGS"
+        "<|tool_call_end|><|tool_calls_section_end|>",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.lookup_order:0<|tool_call_argument_begin|>"
+        '{"order_id": "A-1001"}<|tool_call_end|><|tool_calls_section_end|>',
+        wire_kimi_k2,
+    ),
+    FormatSpec(
+        "harmony",
+        "gpt-oss-20b, gpt-oss-120b",
+        "<|channel|>analysis<|message|>...<|end|> · <|channel|>commentary to=functions.NAME <|constrain|>json"
+        "<|message|>ARGS<|call|>",
+        "<|channel|>analysis<|message|>Need the order.<|end|><|start|>assistant<|channel|>commentary "
+        'to=functions.lookup_order <|constrain|>json<|message|>{"order_id":"A-1001"}<|call|>',
+        wire_harmony,
+    ),
+]

@@ -1,0 +1,197 @@
+"""Handlers and states of visible text shared by every format: code (R3), reasoning (R10), control
+tokens (R11)."""
+
+from __future__ import annotations
+
+import re
+
+from .engine import Engine, Handler, MarkerTable, ScanState, State
+
+CONTROL_TOKENS: tuple[str, ...] = (
+    "<|im_end|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|eot|>",
+    "<|endoftext|>",
+    "<|END_OF_TURN_TOKEN|>",
+    "<｜end▁of▁sentence｜>",
+    "<seed:eos>",
+    "[e~[",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_TEXT|>",
+    "<|END_TEXT|>",
+)
+
+# Reasoning wrappers (R10): opener -> closer. ``<think>`` opens only at the start of the output.
+REASONING: dict[str, str] = {
+    "<think>": "</think>",
+    "<seed:think>": "</seed:think>",
+    "[THINK]": "[/THINK]",
+    "<|START_THINKING|>": "<|END_THINKING|>",
+    "<|channel>thought": "<channel|>",
+}
+REASONING_DROPPED = ("<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>")
+
+
+def drop(eng: Engine, s: int, e: int, final: bool) -> bool:
+    """Markup that is removed and nothing more (control tokens, an orphan ``</think>``)."""
+    eng.pos = e
+    return True
+
+
+def end_of_output_only(eng: Engine, s: int, e: int, final: bool) -> bool | None:
+    """``</s>`` is removed only at the very end of the output (R11)."""
+    if e < len(eng.buf):
+        return False
+    if not final:
+        return None
+    eng.pos = e
+    return True
+
+
+def pop_scope(eng: Engine, s: int, e: int, final: bool) -> bool:
+    eng.pos = e
+    eng.pop()
+    return True
+
+
+def open_reasoning(table_for: dict[str, MarkerTable], at_start_only: bool) -> Handler:
+    def handler(eng: Engine, s: int, e: int, final: bool) -> bool:
+        if at_start_only and (eng.seen_output or eng.reasoning_seen):
+            return False
+        closer = REASONING[eng.buf[s:e]]
+        eng.pos = e
+        eng.begin_reasoning_segment()
+        eng.push(ScanState(table_for[closer], reasoning=True))
+        return True
+
+    return handler
+
+
+# -- code (R3) ---------------------------------------------------------------------------------------
+
+_BACKTICKS = re.compile(r"`+")
+FenceHandler = "dict[str, Handler]"
+
+
+def backticks(fence_markers: dict[str, Handler]) -> Handler:
+    """A backtick run: a fenced block at a line start (three or more), else an inline code span.
+
+    ``fence_markers`` maps info strings to formats whose marker is the fence itself (``tool_code``...).
+    """
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> bool | None:
+        buf = eng.buf
+        run_end = _BACKTICKS.match(buf, s).end()  # type: ignore[union-attr]
+        if run_end >= len(buf) and not final:
+            return None
+        run = run_end - s
+        if run >= 3 and eng.line_start(s):
+            nl = buf.find("\n", run_end)
+            if nl < 0:
+                if not final and len(buf) - run_end < 256:
+                    return None
+                nl = len(buf)
+            info = buf[run_end:nl].strip()
+            special = fence_markers.get(info.lower())
+            if special is not None:
+                res = special(eng, s, nl, final)
+                if res is None or res:
+                    return res
+            eng.text(buf[s:nl])
+            eng.pos = nl
+            eng.push(FenceState("`", run))
+            return True
+        eng.text(buf[s:run_end])
+        eng.pos = run_end
+        eng.push(InlineCodeState(run))
+        return True
+
+    return handler
+
+
+def tildes(eng: Engine, s: int, e: int, final: bool) -> bool | None:
+    if not eng.line_start(s):
+        return False
+    buf = eng.buf
+    run_end = e
+    while run_end < len(buf) and buf[run_end] == "~":
+        run_end += 1
+    nl = buf.find("\n", run_end)
+    if nl < 0:
+        if not final and len(buf) - run_end < 256:
+            return None
+        nl = len(buf)
+    eng.text(buf[s:nl])
+    eng.pos = nl
+    eng.push(FenceState("~", run_end - s))
+    return True
+
+
+class FenceState(State):
+    """Inside a fenced code block: everything is visible text up to the closing fence line."""
+
+    __slots__ = ("close", "tail")
+
+    def __init__(self, char: str, run: int) -> None:
+        c = re.escape(char)
+        self.close = re.compile(r"\n {0,3}(" + c + "{" + str(run) + r",})[ \t]*(?=\n|\Z)")
+        self.tail = re.compile(r"\n {0,3}" + c + r"*[ \t]*\Z")
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        pos = eng.pos
+        m = self.close.search(buf, pos)
+        if m is not None and (m.end() < len(buf) or final):
+            eng.text(buf[pos : m.end()])
+            eng.pos = m.end()
+            eng.pop()
+            return True
+        hold = len(buf)
+        if not final:
+            t = self.tail.search(buf, pos)
+            if t is not None:
+                hold = t.start()
+        if hold > pos:
+            eng.text(buf[pos:hold])
+            eng.pos = hold
+        return False
+
+
+class InlineCodeState(State):
+    """Inside an inline code span: visible text up to a backtick run of the same length or a newline."""
+
+    __slots__ = ("run",)
+    _stop = re.compile(r"`+|\n")
+
+    def __init__(self, run: int) -> None:
+        self.run = run
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        pos = eng.pos
+        while True:
+            m = self._stop.search(buf, pos)
+            if m is None:
+                eng.text(buf[eng.pos :])
+                eng.pos = len(buf)
+                return False
+            if m.group() == "\n":
+                eng.text(buf[eng.pos : m.start()])
+                eng.pos = m.start()
+                eng.pop()
+                return True
+            if m.end() >= len(buf) and not final:
+                eng.text(buf[eng.pos : m.start()])
+                eng.pos = m.start()
+                return False
+            if m.end() - m.start() == self.run:
+                eng.text(buf[eng.pos : m.end()])
+                eng.pos = m.end()
+                eng.pop()
+                return True
+            pos = m.end()
