@@ -18,12 +18,14 @@ from typing import Any
 
 from .coerce import coerce_text_value, streams_as_string
 from .engine import Engine, Handler, MarkerTable, State
-from .jsonstream import JsonReader
+from .events import Event
+from .jsonstream import DQ_RUN, STRING, JsonReader
 from .rejections import Reason
 
 NAME_KEYS = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
 ARGS_KEYS = frozenset({"arguments", "parameters", "params", "args", "input"})
 WS = " \t\r\n"
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
 LOOKAHEAD = 256  # bound on whitespace / header text examined before deciding (R2)
 JSON_FENCE = "json_fence"
 
@@ -320,6 +322,12 @@ class JsonCallState(_JsonBody):
         if fenced:
             eng.add_repairs([JSON_FENCE])
 
+    def arm(self, eng: Engine) -> re.Pattern[str] | None:
+        reader = self.sink.reader
+        if self.phase or reader.state != STRING or reader.is_key or reader.out or reader.quote != '"':
+            return None
+        return DQ_RUN if self.sink.streaming else None
+
     def step(self, eng: Engine, final: bool) -> bool:
         if self.phase == 0:
             sink = self.sink
@@ -363,6 +371,12 @@ class JsonArgsState(_JsonBody):
         self.phase = 0
         if fenced:
             eng.add_repairs([JSON_FENCE])
+
+    def arm(self, eng: Engine) -> re.Pattern[str] | None:
+        reader = self.reader
+        if self.phase or reader.state != STRING or reader.out or reader.quote != '"':
+            return None
+        return DQ_RUN
 
     def step(self, eng: Engine, final: bool) -> bool:
         if self.phase == 0:
@@ -498,6 +512,15 @@ class TagCallState(State):
         self.value: ValueWriter | None = None
         self.close = ""
         self.nparams = 0
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        value = self.value
+        if value is None or not value.stream or value.first or value.held_nl or text[-1] == "\n":
+            return None
+        if self.syn.value_table(self.close).markers.raw_search(text) is not None:
+            return None
+        escaped = json.dumps(text, ensure_ascii=False)[1:-1] if _NEEDS_ESCAPE.search(text) else text
+        return eng.fast_args(text, escaped)
 
     def step(self, eng: Engine, final: bool) -> bool:
         syn = self.syn

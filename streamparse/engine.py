@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -84,15 +85,38 @@ class State:
     def at_close(self, eng: Engine) -> None:
         """End of stream while this state is open (after the buffer was drained as far as possible)."""
 
+    def arm(self, eng: Engine) -> re.Pattern[str] | None:
+        """After a step with an open call: a pattern whose full match on the next chunk means the chunk is
+        plain argument-string content that can be streamed verbatim (the engine's armed fast path)."""
+        return None
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        """Consume a whole chunk when nothing is held and the chunk cannot change state; else None.
+
+        The engine then keeps only context; a state with an open call records the chunk as raw text.
+        """
+        return None
+
 
 class ScanState(State):
     """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
 
-    __slots__ = ("table", "reasoning")
+    __slots__ = ("table", "reasoning", "_any_marker")
 
     def __init__(self, table: MarkerTable, reasoning: bool = False) -> None:
         self.table = table
         self.reasoning = reasoning
+        self._any_marker = table.markers.raw_search
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        if self._any_marker(text) is not None:
+            return None
+        if self.reasoning:
+            eng.reasoning_seen = True
+            return [ReasoningDelta(text)]
+        if not eng.seen_output and not text.isspace():
+            eng.seen_output = True
+        return [TextDelta(text)]
 
     def step(self, eng: Engine, final: bool) -> bool:
         buf = eng.buf
@@ -190,12 +214,40 @@ class Engine:
         self.last_reasoning_nl = True
         self.stats = cfg.new_stats()
         self.largest_hold = 0
+        self.hot: re.Pattern[str] | None = None
+        self.bytes_in = 0
+        self.chars_in = 0
         self.scratch: dict[str, Any] = {}
         cfg.start(self)
 
     # -- driving -------------------------------------------------------------------------------------
 
     def feed(self, text: str) -> list[Event]:
+        self.chars_in += len(text)
+        hot = self.hot
+        if hot is not None and self.pos == len(self.buf):
+            # Armed fast path: an open call is streaming a JSON string and this chunk is plain content.
+            if hot.match(text).end() == len(text):  # type: ignore[union-attr]
+                call = self.call
+                if call is not None and (self.cfg.max_call_chars is None or call.raw_len + len(text) <= self.cfg.max_call_chars):
+                    call.raw_parts.append(text)
+                    call.raw_len += len(text)
+                    call.args.append(text)
+                    buf = self.buf + text
+                    self.buf = buf[-CTX:]
+                    self.pos = call.raw_mark = len(self.buf)
+                    return [ToolCallDelta(call.index, text)]  # type: ignore[arg-type]
+        if self.pos == len(self.buf) and text:
+            # Fast path: nothing is held and the state can take the whole chunk in one step.
+            fast = self.state.fast(self, text)
+            if fast is not None:
+                buf = self.buf + text
+                self.buf = buf[-CTX:]
+                self.pos = len(self.buf)
+                call = self.call
+                if call is not None:
+                    call.raw_mark = self.pos
+                return fast
         self.events = []
         self.buf += text
         self._run(False)
@@ -220,11 +272,14 @@ class Engine:
         return self.events
 
     def _run(self, final: bool) -> None:
+        self.hot = None
         while self.state.step(self, final):
             pass
         call = self.call
         if call is not None and call.pending and call.started:
             self._flush_deltas(call)
+        if call is not None and call.started and not call.closed and not final:
+            self.hot = self.state.arm(self)
 
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
@@ -335,6 +390,22 @@ class Engine:
             return
         cand.args.append(text)
         cand.pending.append(text)
+
+    def fast_args(self, text: str, args: str) -> list[Event] | None:
+        """Fast path of a state streaming a whole chunk ``text`` as argument text ``args``."""
+        cand = self.call
+        if cand is None or not cand.started or cand.closed or cand.pending:
+            return None
+        limit = self.cfg.max_call_chars
+        if limit is not None and cand.raw_len + len(text) > limit:
+            return None
+        if self.pos > cand.raw_mark:
+            return None
+        cand.raw_parts.append(text)
+        cand.raw_len += len(text)
+        cand.args.append(args)
+        cand.has_args = True
+        return [ToolCallDelta(cand.index, args)]  # type: ignore[arg-type]
 
     def add_repairs(self, repairs: list[str]) -> None:
         cand = self.call

@@ -25,10 +25,19 @@ VALUE, KEY, COLON, AFTER, STRING, DONE, ERROR = range(7)
 
 _WS = re.compile(r"[ \t\r\n]*")
 _DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
+# A run of double-quoted string content that needs no work: plain characters and complete escapes.
+DQ_RUN = re.compile(r'[^\\"\n\r\t]*(?:\\[^\n\r\t][^\\"\n\r\t]*)*')
 _SQ_SPECIAL = re.compile(r'[\\\'"\n\r\t]')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _NUMBER_CHARS = re.compile(r"[-+0-9.eE]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def special_chars(quote: str) -> re.Pattern[str]:
+    """The characters that need work inside a string opened by ``quote``."""
+    return _DQ_SPECIAL if quote == '"' else _SQ_SPECIAL
+
+
 _LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false", "None": "null"}
 _ESCAPED_CONTROL = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -128,6 +137,16 @@ class JsonReader:
             state = self.state
             if state == STRING:
                 q = self.quote
+                if q == '"':
+                    run_end = DQ_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+                    if run_end > pos:
+                        piece = buf[pos:run_end]
+                        out.append(piece)
+                        if self.is_key:
+                            self.keyparts.append(piece)
+                        pos = run_end
+                        if pos >= n:
+                            return n
                 special = _DQ_SPECIAL if q == '"' else _SQ_SPECIAL
                 m = special.search(buf, pos)
                 if m is None:

@@ -71,16 +71,17 @@ class StreamParser:
 
     def feed(self, chunk: str | bytes | bytearray | memoryview) -> list[Event]:
         """Consume the next piece of model output; return the events it made certain."""
+        if type(chunk) is str and not self._closed:
+            return self._engine.feed(chunk)
         if self._closed:
             raise ParserClosedError("feed() after close(): call reset() to parse a new stream")
         if isinstance(chunk, str):
             text = chunk
         elif isinstance(chunk, (bytes, bytearray, memoryview)):
-            self._engine.stats.bytes_in += len(chunk)
+            self._engine.bytes_in += len(chunk)
             text = self._decoder.decode(bytes(chunk))
         else:
             raise TypeError(f"feed() takes str or bytes, not {type(chunk).__name__}")
-        self._engine.stats.chars_in += len(text)
         return self._engine.feed(text)
 
     def close(self) -> list[Event]:
@@ -109,7 +110,12 @@ class StreamParser:
 
     @property
     def stats(self) -> ParserStats:
-        return self._engine.stats
+        """Counters of this stream (a pydantic model; the hot-path counters are synced on access)."""
+        eng = self._engine
+        stats = eng.stats
+        stats.bytes_in = eng.bytes_in
+        stats.chars_in = eng.chars_in
+        return stats
 
     @property
     def formats(self) -> tuple[str, ...]:

@@ -52,7 +52,7 @@ class MarkerSet:
     when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
     """
 
-    __slots__ = ("markers", "_search", "max_len", "ns_suffixes")
+    __slots__ = ("markers", "_search", "raw_search", "max_len", "ns_suffixes")
 
     def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = ()) -> None:
         self.markers = frozenset(m for m in markers if m)
@@ -66,6 +66,7 @@ class MarkerSet:
             top.append(r"<(?:\Z|" + NS_PREFIX + r"(?:\Z|:" + ns + "))")
         pattern = "(?:" + "|".join(top) + ")" if top else "(?!)"
         self._search = re.compile(pattern, re.S).search
+        self.raw_search = self._search  # for callers that only need "anything here at all?"
         self.max_len = max((len(m) for m in self.markers), default=0)
 
     def search(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:

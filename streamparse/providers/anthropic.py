@@ -1,0 +1,135 @@
+"""Anthropic Messages SSE in: :class:`AnthropicSSEReader` and the event generators over it.
+
+``content_block_delta`` with ``text_delta`` is text, ``thinking_delta`` is reasoning; ``message_delta``
+carries ``stop_reason``; ``message_stop`` ends; an ``error`` event raises :class:`ProviderError`.
+Native ``tool_use`` blocks (``input_json_delta``) are not read: streamparse parses calls from text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..aio import aparse, iter_parse
+from ..events import Event
+from .base import (
+    ProviderDelta,
+    ProviderDone,
+    ProviderError,
+    ProviderItem,
+    ProviderMeta,
+    error_from_payload,
+    loads_payload,
+    make_stream,
+)
+from .sse import SSEDecoder
+
+if TYPE_CHECKING:
+    from ..parser import StreamParser
+
+
+_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls"}
+
+
+class AnthropicSSEReader:
+    """Push reader: ``feed(bytes | str | dict) -> list[ProviderItem]`` (dicts: decoded event payloads,
+    each with its ``type``)."""
+
+    def __init__(self) -> None:
+        self._sse = SSEDecoder()
+        self.id: str | None = None
+        self.model: str | None = None
+        self.stop_reason: str | None = None  # as Anthropic says it
+        self.finish_reason: str | None = None  # the same in OpenAI's words, as the other readers give it
+        self.usage: dict[str, Any] | None = None
+        self.done = False
+
+    def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
+        if self.done:
+            return []
+        if not isinstance(piece, bytes | bytearray | str):
+            dump = getattr(piece, "model_dump", None)
+            return self.feed_event(piece if isinstance(piece, Mapping) or not callable(dump) else dump())
+        return self._sse_events(self._sse.feed(piece))
+
+    def close(self) -> list[ProviderItem]:
+        return self._sse_events(self._sse.close(dispatch_incomplete=True))
+
+    def _sse_events(self, events: Iterable[Any]) -> list[ProviderItem]:
+        out: list[ProviderItem] = []
+        for ev in events:
+            if self.done:
+                break
+            try:
+                payload = loads_payload(ev.data)
+                if isinstance(payload, Mapping) and "type" not in payload:
+                    payload = {**payload, "type": ev.event}
+                out.extend(self.feed_event(payload))
+            except ProviderError as exc:
+                exc.pending[:0] = out
+                raise
+        return out
+
+    def feed_event(self, ev: Any) -> list[ProviderItem]:
+        """Read one decoded event payload."""
+        if self.done or not isinstance(ev, Mapping):
+            return []
+        kind = ev.get("type")
+        if kind == "error" or (kind is None and "error" in ev):
+            raise error_from_payload(ev)
+        if kind == "message_start":
+            msg = ev.get("message")
+            if isinstance(msg, Mapping):
+                self.id, self.model = msg.get("id"), msg.get("model")
+                return [ProviderMeta(self.id, self.model, None)]
+        elif kind == "content_block_start":
+            block = ev.get("content_block")
+            if isinstance(block, Mapping):  # a start block may already hold text
+                if block.get("type") == "text" and block.get("text"):
+                    return [ProviderDelta("text", str(block["text"]))]
+                if block.get("type") == "thinking" and block.get("thinking"):
+                    return [ProviderDelta("reasoning", str(block["thinking"]))]
+        elif kind == "content_block_delta":
+            delta = ev.get("delta")
+            if isinstance(delta, Mapping):
+                if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+                    return [ProviderDelta("text", delta["text"])]
+                if delta.get("type") == "thinking_delta" and isinstance(delta.get("thinking"), str):
+                    return [ProviderDelta("reasoning", delta["thinking"])]
+        elif kind == "message_delta":
+            delta = ev.get("delta")
+            if isinstance(delta, Mapping) and isinstance(delta.get("stop_reason"), str):
+                self.stop_reason = delta["stop_reason"]
+                self.finish_reason = _FINISH.get(self.stop_reason, self.stop_reason)
+            usage = ev.get("usage")
+            if isinstance(usage, Mapping):
+                self.usage = dict(usage)
+        elif kind == "message_stop":
+            self.done = True
+            return [ProviderDone(self.finish_reason, self.usage)]
+        return []
+
+
+def anthropic_sse_events(
+    pieces: Iterable[bytes | str | Mapping[str, Any]],
+    *,
+    parser: StreamParser | None = None,
+    reader: AnthropicSSEReader | None = None,
+    **options: Any,
+) -> Iterator[Event]:
+    """Events from an Anthropic Messages stream (see :func:`~streamparse.providers.openai_sse_events`
+    for ``parser=``/``reader=`` and the error rule)."""
+    stream = make_stream(reader if reader is not None else AnthropicSSEReader(), parser, options)
+    return iter_parse(pieces, parser=stream)
+
+
+def aanthropic_sse_events(
+    pieces: AsyncIterable[bytes | str | Mapping[str, Any]],
+    *,
+    parser: StreamParser | None = None,
+    reader: AnthropicSSEReader | None = None,
+    **options: Any,
+) -> AsyncIterator[Event]:
+    """The async twin of :func:`anthropic_sse_events`."""
+    stream = make_stream(reader if reader is not None else AnthropicSSEReader(), parser, options)
+    return aparse(pieces, parser=stream)

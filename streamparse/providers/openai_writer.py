@@ -1,0 +1,223 @@
+"""OpenAI chat-completion output: :class:`OpenAIChunkWriter` (streaming chunks), :func:`to_sse`,
+:func:`completion_from_result` (one ``chat.completion`` object).
+
+The chunks are shaped as the official ``openai`` client accumulates them: a first chunk with
+``role: "assistant"``, ``delta.content`` / ``delta.reasoning_content`` pieces, and for each call a
+``delta.tool_calls`` entry carrying ``index``, ``id``, ``type`` and ``function.name`` followed by
+``function.arguments`` pieces, then a last chunk with ``finish_reason``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import (
+    Event,
+    ParseResult,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallRejected,
+    ToolCallStart,
+)
+
+SSE_DONE = b"data: [DONE]\n\n"
+
+
+def to_sse(chunk: dict[str, Any]) -> bytes:
+    """One chunk as an SSE ``data:`` event (compact JSON never contains a newline)."""
+    return b"data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+
+
+def new_completion_id() -> str:
+    return "chatcmpl-" + uuid.uuid4().hex[:24]
+
+
+@dataclass
+class _OpenCall:
+    id: str
+    name: str
+    args: list[str] = field(default_factory=list)
+    out_index: int | None = None  # set once the call has been sent (eager mode: at its start)
+
+
+class OpenAIChunkWriter:
+    """Turns streamparse events into ``chat.completion.chunk`` dicts: ``write(events) -> list[dict]``,
+    then ``finish(upstream_reason) -> list[dict]``.
+
+    Fail closed by default: a call is buffered from its ``ToolCallStart`` until its ``ToolCallEnd`` and
+    only then sent (a start chunk and one arguments chunk), so a candidate that is later rejected (schema
+    violation, truncation) never reaches the client as a structured call. With ``eager=True`` starts and
+    argument deltas are sent as they arrive, which lets a UI show arguments forming but means a rejected
+    call has already been half-sent and the client must cope with it.
+
+    Emitted ``tool_calls`` indices are 0..n-1 in send order, whatever engine indices rejected candidates
+    used. ``rejected_note=True`` adds a short visible note for each rejected call (off by default).
+    ``reasoning_field`` names the delta key for reasoning (``"reasoning_content"``, or ``"reasoning"``).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        id: str | None = None,
+        created: int | None = None,
+        *,
+        eager: bool = False,
+        rejected_note: bool = False,
+        reasoning_field: str = "reasoning_content",
+        system_fingerprint: str | None = None,
+    ) -> None:
+        self.model = model
+        self.id = id or new_completion_id()
+        self.created = int(time.time()) if created is None else created
+        self.eager = eager
+        self.rejected_note = rejected_note
+        self.reasoning_field = reasoning_field
+        self.system_fingerprint = system_fingerprint
+        self.calls_sent = 0  # tool_calls entries started on the wire
+        self.calls_completed = 0  # calls whose ToolCallEnd was seen
+        self._open: dict[int, _OpenCall] = {}
+        self._started = False
+        self._finished = False
+
+    def chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+        }
+        if self.system_fingerprint is not None:
+            out["system_fingerprint"] = self.system_fingerprint
+        return out
+
+    def _begin(self) -> list[dict[str, Any]]:
+        if self._started:
+            return []
+        self._started = True
+        return [self.chunk({"role": "assistant", "content": ""})]
+
+    def write(self, events: Event | Iterable[Event]) -> list[dict[str, Any]]:
+        if self._finished:
+            raise RuntimeError("write() after finish()")
+        out = self._begin()
+        for ev in [events] if not isinstance(events, Iterable) else events:
+            out.extend(self._one(ev))
+        return out
+
+    def _tool_chunk(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return self.chunk({"tool_calls": [entry]})
+
+    def _send_start(self, call: _OpenCall) -> dict[str, Any]:
+        call.out_index = self.calls_sent
+        self.calls_sent += 1
+        return self._tool_chunk(
+            {
+                "index": call.out_index,
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
+            }
+        )
+
+    def _send_args(self, call: _OpenCall, arguments: str) -> dict[str, Any]:
+        return self._tool_chunk({"index": call.out_index, "function": {"arguments": arguments}})
+
+    def _one(self, ev: Event) -> list[dict[str, Any]]:
+        if isinstance(ev, TextDelta):
+            return [self.chunk({"content": ev.text})] if ev.text else []
+        if isinstance(ev, ReasoningDelta):
+            return [self.chunk({self.reasoning_field: ev.text})] if ev.text else []
+        if isinstance(ev, ToolCallStart):
+            call = _OpenCall(ev.id, ev.name)
+            self._open[ev.index] = call
+            return [self._send_start(call)] if self.eager else []
+        if isinstance(ev, ToolCallDelta):
+            open_call = self._open.get(ev.index)
+            if open_call is None or not ev.arguments:
+                return []
+            open_call.args.append(ev.arguments)
+            return [self._send_args(open_call, ev.arguments)] if self.eager else []
+        if isinstance(ev, ToolCallEnd):
+            self.calls_completed += 1
+            open_call = self._open.pop(ev.index, None)
+            out: list[dict[str, Any]] = []
+            if open_call is None or open_call.out_index is None:  # buffered (or never started): send now
+                open_call = _OpenCall(ev.call.id, ev.call.name)
+                out.append(self._send_start(open_call))
+                if ev.call.arguments_json:
+                    out.append(self._send_args(open_call, ev.call.arguments_json))
+            else:  # eager: only what the deltas did not already carry
+                sent = "".join(open_call.args)
+                full = ev.call.arguments_json
+                if full.startswith(sent) and len(full) > len(sent):
+                    out.append(self._send_args(open_call, full[len(sent) :]))
+            return out
+        if isinstance(ev, ToolCallRejected):
+            self._open.pop(ev.index, None)
+            if self.rejected_note:
+                what = f" {ev.name}" if ev.name else ""
+                return [self.chunk({"content": f"[tool call{what} rejected: {ev.reason}]"})]
+            return []
+        return []
+
+    def finish(
+        self, finish_reason: str | None = None, *, usage: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """The last chunk. ``finish_reason`` is ``"tool_calls"`` when any call completed, else the
+        upstream's ``finish_reason`` (e.g. ``"length"``), else ``"stop"``. Calls still open are dropped."""
+        out = self._begin()
+        self._open.clear()
+        self._finished = True
+        reason = "tool_calls" if self.calls_completed else (finish_reason or "stop")
+        last = self.chunk({}, reason)
+        if usage is not None:
+            last["usage"] = usage
+        out.append(last)
+        return out
+
+
+def completion_from_result(
+    result: ParseResult,
+    model: str,
+    *,
+    id: str | None = None,
+    created: int | None = None,
+    finish_reason: str | None = None,
+    usage: dict[str, Any] | None = None,
+    reasoning_field: str = "reasoning_content",
+) -> dict[str, Any]:
+    """A non-streaming ``chat.completion`` object from a :class:`~streamparse.ParseResult`.
+
+    ``content`` is ``None`` when the reply is only tool calls (as OpenAI does); ``finish_reason`` follows
+    the same rule as :meth:`OpenAIChunkWriter.finish`."""
+    content = result.text or (None if result.tool_calls else "")
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if result.reasoning:
+        message[reasoning_field] = result.reasoning
+    if result.tool_calls:
+        message["tool_calls"] = [c.to_openai() for c in result.tool_calls]
+    out: dict[str, Any] = {
+        "id": id or new_completion_id(),
+        "object": "chat.completion",
+        "created": int(time.time()) if created is None else created,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if result.tool_calls else (finish_reason or "stop"),
+            }
+        ],
+    }
+    if usage is not None:
+        out["usage"] = usage
+    return out
