@@ -232,6 +232,9 @@ class _JsonBody(State):
     def _close(self, eng: Engine, final: bool) -> bool:
         buf = eng.buf
         end = eng.pos  # where the call ends when no closer follows: right after the JSON value
+        if not self.closers and not self.fenced:
+            self._finish(eng, end)  # the JSON value was the whole call (invariant 4: end now)
+            return True
         j = skip_ws(buf, end)
         if j >= len(buf) and not final:
             return False
@@ -423,12 +426,16 @@ class TagSyntax:
     param_close: str | None
     call_close: str
     lenient: bool = False
+    markup: tuple[str, ...] = ()  # tags in the body that are skipped (generic_xml's <arguments>)
+    trim: bool = False  # values are stripped of surrounding whitespace, not just one newline per side
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
         t = self.tables.get("")
         if t is None:
-            t = self.tables[""] = MarkerTable({self.param_open: [], self.call_close: []})
+            markers: dict[str, list[Handler]] = {self.param_open: [], self.call_close: []}
+            markers.update((m, []) for m in self.markup)
+            t = self.tables[""] = MarkerTable(markers)
         return t
 
     def value_table(self, close: str) -> MarkerTable:
@@ -446,10 +453,14 @@ class ValueWriter:
     """Streams one text value into the arguments JSON (R7): drop one leading and one trailing newline;
     strings stream fragment by fragment, other types are coerced by the schema when complete."""
 
-    __slots__ = ("eng", "schema", "stream", "first", "held_nl", "parts", "raw_json")
+    __slots__ = ("eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws")
 
-    def __init__(self, eng: Engine, key: str, first_key: bool, raw_json: bool | None) -> None:
+    def __init__(
+        self, eng: Engine, key: str, first_key: bool, raw_json: bool | None, trim: bool = False
+    ) -> None:
         self.eng = eng
+        self.trim = trim
+        self.held_ws = ""
         call = eng.call
         tools = eng.cfg.tools
         self.schema = None
@@ -469,7 +480,16 @@ class ValueWriter:
     def write(self, text: str) -> None:
         if not text:
             return
-        if self.first:
+        if self.trim:
+            # Leading whitespace is dropped; trailing whitespace waits until more text follows it.
+            text = text.lstrip() if self.first else self.held_ws + text
+            body = text.rstrip()
+            self.held_ws = text[len(body) :]
+            if not body:
+                return
+            self.first = False
+            text = body
+        elif self.first:
             self.first = False
             if text[0] == "\n":
                 text = text[1:]
@@ -515,7 +535,9 @@ class TagCallState(State):
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         value = self.value
-        if value is None or not value.stream or value.first or value.held_nl or text[-1] == "\n":
+        if value is None or not value.stream or value.trim:
+            return None
+        if value.first or value.held_nl or text[-1] == "\n":
             return None
         if self.syn.value_table(self.close).markers.raw_search(text) is not None:
             return None
@@ -549,6 +571,9 @@ class TagCallState(State):
             return False
         s, e, tok = found
         self._junk(eng, buf[pos:s])
+        if tok in syn.markup:
+            eng.pos = e
+            return True
         if tok == syn.call_close:
             eng.args("}" if self.nparams else "{}")
             eng.end_call(e)
@@ -570,7 +595,7 @@ class TagCallState(State):
         if "string" in m.re.groupindex and m.group("string") is not None:
             raw_json = m.group("string").lower() != "true"
         self.close = syn.param_close or f"</{key}>"
-        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json)
+        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim)
         self.nparams += 1
         eng.pos = m.end()
         return True

@@ -514,6 +514,8 @@ class Engine:
         cand.pending = []
 
     def _reject(self, cand: Candidate, reason: str, detail: str, raw: str) -> None:
+        if cand.started and cand.pending:
+            self._flush_deltas(cand)  # what streamed so far, whatever the chunking (invariant 1)
         if cand.index is None:
             cand.index = self.next_index
             self.next_index += 1

@@ -135,6 +135,8 @@ class JsonReader:
         out = self.out
         while pos < n:
             state = self.state
+            if state == DONE or state == ERROR:
+                return pos
             if state == STRING:
                 q = self.quote
                 if q == '"':
@@ -208,13 +210,11 @@ class JsonReader:
             if end > pos:
                 if self.pending is not None:
                     self.pending.append(buf[pos:end])
-                elif state != DONE:
+                else:
                     out.append(buf[pos:end])
                 pos = end
                 if pos >= n:
                     return n
-            if state == DONE or state == ERROR:
-                return pos
             c = buf[pos]
             if state == AFTER:
                 top = self.stack[-1]

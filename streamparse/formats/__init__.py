@@ -9,13 +9,13 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from . import jsonic, tagged, tokens
+from . import jsonic, marked, pyish, tagged, tokens, unmarked
 from .base import FormatSpec, Wiring
 
 __all__ = ["FormatSpec", "Wiring", "CATALOG", "names", "describe", "get", "resolve"]
 
 CATALOG: dict[str, FormatSpec] = {}
-for _module in (jsonic, tagged, tokens):
+for _module in (jsonic, tagged, tokens, marked, pyish, unmarked):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec
 
@@ -55,7 +55,7 @@ def describe(name: str) -> dict[str, Any]:
     spec = get(name)
     from ..parser import parse
 
-    result = parse(spec.example, formats=[spec.name])
+    result = parse(spec.example, formats=[spec.name], start_in_reasoning=False)
     return {
         "name": spec.name,
         "models": spec.models,
