@@ -12,6 +12,7 @@ A format is data that wires these together (see ``streamparse/formats``).
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,12 +21,15 @@ from .coerce import coerce_text_value, streams_as_string
 from .engine import Engine, Handler, MarkerTable, State
 from .events import Event
 from .jsonstream import DQ_RUN, STRING, JsonReader
+from .jsonstream import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .rejections import Reason
 
 NAME_KEYS = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
 ARGS_KEYS = frozenset({"arguments", "parameters", "params", "args", "input"})
 WS = " \t\r\n"
-_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
+# Value text that cannot hold a marker nor end in a newline that R7 may drop. Every value-scope marker
+# starts with "</" or "<p" (</parameter>, <parameter=, </KEY>, </arg_value>), so "<" before another char is text.
+_PLAIN_VALUE = re.compile(r"[^<\n]*(?:(?:\n(?=[^<\n])|<(?=[^/p<\n]))[^<\n]*)*")
 LOOKAHEAD = 256  # bound on whitespace / header text examined before deciding (R2)
 JSON_FENCE = "json_fence"
 
@@ -325,11 +329,11 @@ class JsonCallState(_JsonBody):
         if fenced:
             eng.add_repairs([JSON_FENCE])
 
-    def arm(self, eng: Engine) -> re.Pattern[str] | None:
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         reader = self.sink.reader
         if self.phase or reader.state != STRING or reader.is_key or reader.out or reader.quote != '"':
             return None
-        return DQ_RUN if self.sink.streaming else None
+        return (DQ_RUN, False) if self.sink.streaming else None
 
     def step(self, eng: Engine, final: bool) -> bool:
         if self.phase == 0:
@@ -339,6 +343,8 @@ class JsonCallState(_JsonBody):
             eng.pos = reader.feed(eng.buf, start, final)
             if sink.streaming:
                 eng.args(reader.drain())
+            elif eng.call is not None and eng.call.closed:
+                reader.drain()  # rejected too_large: keep reading to its end, buffering nothing
             if reader.failed:
                 if eng.call is not None:
                     eng.call.reject, eng.call.detail = Reason.MALFORMED, f"invalid JSON: {reader.error}"
@@ -375,11 +381,11 @@ class JsonArgsState(_JsonBody):
         if fenced:
             eng.add_repairs([JSON_FENCE])
 
-    def arm(self, eng: Engine) -> re.Pattern[str] | None:
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         reader = self.reader
         if self.phase or reader.state != STRING or reader.out or reader.quote != '"':
             return None
-        return DQ_RUN
+        return DQ_RUN, False
 
     def step(self, eng: Engine, final: bool) -> bool:
         if self.phase == 0:
@@ -502,8 +508,8 @@ class ValueWriter:
         if not text:
             return
         if self.stream:
-            self.eng.args(json.dumps(text, ensure_ascii=False)[1:-1])
-        else:
+            self.eng.args(encode_basestring(text)[1:-1])
+        elif not (self.eng.call is not None and self.eng.call.closed):  # too_large: buffer nothing more
             self.parts.append(text)
 
     def finish(self) -> None:
@@ -533,6 +539,12 @@ class TagCallState(State):
         self.close = ""
         self.nparams = 0
 
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        value = self.value
+        if value is None or not value.stream or value.first or value.held_nl:
+            return None
+        return _PLAIN_VALUE, True
+
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         value = self.value
         if value is None or not value.stream or value.trim:
@@ -541,7 +553,7 @@ class TagCallState(State):
             return None
         if self.syn.value_table(self.close).markers.raw_search(text) is not None:
             return None
-        escaped = json.dumps(text, ensure_ascii=False)[1:-1] if _NEEDS_ESCAPE.search(text) else text
+        escaped = encode_basestring(text)[1:-1] if _NEEDS_ESCAPE.search(text) else text
         return eng.fast_args(text, escaped)
 
     def step(self, eng: Engine, final: bool) -> bool:

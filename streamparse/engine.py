@@ -14,7 +14,9 @@ checks) are kept, so work is O(input) and memory is O(longest open call).
 
 from __future__ import annotations
 
+import codecs
 import json
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 import logging
 import re
 from collections.abc import Callable
@@ -30,6 +32,8 @@ from .events import (
     ToolCallRejected,
     ToolCallStart,
 )
+from .errors import ParserClosedError
+from .jsonstream import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .rejections import Reason
 from .scanner import MarkerSet
 
@@ -85,9 +89,10 @@ class State:
     def at_close(self, eng: Engine) -> None:
         """End of stream while this state is open (after the buffer was drained as far as possible)."""
 
-    def arm(self, eng: Engine) -> re.Pattern[str] | None:
-        """After a step with an open call: a pattern whose full match on the next chunk means the chunk is
-        plain argument-string content that can be streamed verbatim (the engine's armed fast path)."""
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        """After a step with an open call: (pattern, escape). A full match of the pattern on the next chunk
+        means the chunk is plain content of an argument string that can be streamed at once, verbatim or
+        (escape) JSON-escaped: the engine's armed fast path."""
         return None
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
@@ -201,6 +206,8 @@ class Engine:
 
     def reset(self) -> None:
         cfg = self.cfg
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.closed = False
         self.buf = "\n"  # virtual line start before the output
         self.pos = 1
         self.events: list[Event] = []
@@ -215,6 +222,7 @@ class Engine:
         self.stats = cfg.new_stats()
         self.largest_hold = 0
         self.hot: re.Pattern[str] | None = None
+        self.hot_escape = False
         self.bytes_in = 0
         self.chars_in = 0
         self.scratch: dict[str, Any] = {}
@@ -222,21 +230,39 @@ class Engine:
 
     # -- driving -------------------------------------------------------------------------------------
 
+    def _input(self, chunk: object) -> str:
+        if self.closed:
+            raise ParserClosedError("feed() after close(): call reset() to parse a new stream")
+        if isinstance(chunk, str):
+            return chunk
+        if isinstance(chunk, (bytes, bytearray, memoryview)):
+            self.bytes_in += len(chunk)
+            return self.decoder.decode(bytes(chunk))
+        raise TypeError(f"feed() takes str or bytes, not {type(chunk).__name__}")
+
     def feed(self, text: str) -> list[Event]:
+        if type(text) is not str or self.closed:
+            text = self._input(text)
         self.chars_in += len(text)
+        if self.cfg.max_call_chars is not None and text and not self._fits(text):
+            return self._feed_limited(text, self.cfg.max_call_chars)
         hot = self.hot
         if hot is not None and self.pos == len(self.buf):
             # Armed fast path: an open call is streaming a JSON string and this chunk is plain content.
             if hot.match(text).end() == len(text):  # type: ignore[union-attr]
                 call = self.call
-                if call is not None and (self.cfg.max_call_chars is None or call.raw_len + len(text) <= self.cfg.max_call_chars):
+                limit = self.cfg.max_call_chars
+                if call is not None and (limit is None or call.raw_len + len(text) <= limit):
                     call.raw_parts.append(text)
                     call.raw_len += len(text)
-                    call.args.append(text)
+                    args = text
+                    if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
+                        args = encode_basestring(text)[1:-1]
+                    call.args.append(args)
                     buf = self.buf + text
                     self.buf = buf[-CTX:]
                     self.pos = call.raw_mark = len(self.buf)
-                    return [ToolCallDelta(call.index, text)]  # type: ignore[arg-type]
+                    return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
         if self.pos == len(self.buf) and text:
             # Fast path: nothing is held and the state can take the whole chunk in one step.
             fast = self.state.fast(self, text)
@@ -254,8 +280,44 @@ class Engine:
         self._trim()
         return self.events
 
-    def close(self) -> list[Event]:
+    def _fits(self, text: str) -> bool:
+        """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
+        limit = self.cfg.max_call_chars
+        assert limit is not None
+        call = self.call
+        if call is not None and not call.closed:
+            return call.raw_len + (len(self.buf) - call.raw_mark) + len(text) <= limit
+        return (len(self.buf) - self.pos) + len(text) <= limit
+
+    def _feed_limited(self, text: str, limit: int) -> list[Event]:
+        """Feed in pieces so that an open call sees exactly ``limit`` characters of its markup, then is
+        rejected too_large the moment more input arrives: the verdict, its raw text and the deltas before
+        it do not depend on the chunking, and nothing past the limit is buffered (FORMATS.md, API.md)."""
         self.events = []
+        i, n = 0, len(text)
+        while i < n:
+            call = self.call
+            if call is not None and not call.closed:
+                room = limit - call.raw_len - (len(self.buf) - call.raw_mark)
+                if room <= 0:
+                    self.reject_too_large()
+                    continue
+            else:
+                # A call beginning in this piece starts at or after ``pos``: it sees at most ``limit`` chars.
+                room = max(1, limit - (len(self.buf) - self.pos))
+            self.buf += text[i : i + room]
+            i += room
+            self._run(False)
+            self._trim()
+        return self.events
+
+    def close(self) -> list[Event]:
+        if self.closed:
+            raise ParserClosedError("close() was already called: call reset() to parse a new stream")
+        tail = self.decoder.decode(b"", final=True)
+        head = self.feed(tail) if tail else []
+        self.closed = True
+        self.events = head
         self._run(True)
         # States still open at the end of the stream, innermost first.
         while True:
@@ -279,7 +341,9 @@ class Engine:
         if call is not None and call.pending and call.started:
             self._flush_deltas(call)
         if call is not None and call.started and not call.closed and not final:
-            self.hot = self.state.arm(self)
+            armed = self.state.arm(self)
+            if armed is not None:
+                self.hot, self.hot_escape = armed
 
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
@@ -505,7 +569,11 @@ class Engine:
         cand = self.call
         if cand is None or cand.closed:
             return
-        raw = "".join(cand.raw_parts)
+        if self.pos > cand.raw_mark:  # consumed but not yet moved to raw_parts
+            cand.raw_parts.append(self.buf[cand.raw_mark : self.pos])
+            cand.raw_mark = self.pos
+        # The call's markup so far, including the part a state still holds undecided.
+        raw = "".join(cand.raw_parts) + self.buf[cand.raw_mark :]
         limit = self.cfg.max_call_chars
         self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
         cand.closed = True

@@ -24,6 +24,8 @@ RAW_CONTROL_CHAR = "raw_control_char"
 VALUE, KEY, COLON, AFTER, STRING, DONE, ERROR = range(7)
 
 _WS = re.compile(r"[ \t\r\n]*")
+# Characters json.dumps would escape in a string (a text fragment without them is already valid JSON content).
+NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
 _DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
 # A run of double-quoted string content that needs no work: plain characters and complete escapes.
 DQ_RUN = re.compile(r'[^\\"\n\r\t]*(?:\\[^\n\r\t][^\\"\n\r\t]*)*')
@@ -31,6 +33,11 @@ _SQ_SPECIAL = re.compile(r'[\\\'"\n\r\t]')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _NUMBER_CHARS = re.compile(r"[-+0-9.eE]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+KEY_MAX = 256  # characters of a key kept for the sink
+LITERAL_MAX = 5  # longest bare word that can be a literal (``false``, ``False``)
+# Longer numbers are rejected rather than held: ``json.loads`` refuses integers past this many digits
+# (sys.int_max_str_digits), and holding an unbounded token would make every feed rescan it.
+NUMBER_MAX = 4300
 
 
 def special_chars(quote: str) -> re.Pattern[str]:
@@ -62,6 +69,7 @@ class JsonReader:
         "quote",
         "is_key",
         "keyparts",
+        "keylen",
         "sink",
         "watch",
         "error",
@@ -77,6 +85,7 @@ class JsonReader:
         self.quote = '"'
         self.is_key = False
         self.keyparts: list[str] = []
+        self.keylen = 0
         self.sink = sink
         self.watch = watch
         self.error: str | None = None
@@ -102,6 +111,13 @@ class JsonReader:
         text = out[0] if len(out) == 1 else "".join(out)
         out.clear()
         return text
+
+    def _key(self, piece: str) -> None:
+        """Collect a key for the sink; only a bounded prefix (the keys sinks look for are short), so a
+        huge key costs no memory."""
+        if self.keylen < KEY_MAX:
+            self.keyparts.append(piece)
+            self.keylen += len(piece)
 
     def _repair(self, name: str) -> None:
         if name not in self.repairs:
@@ -145,7 +161,7 @@ class JsonReader:
                         piece = buf[pos:run_end]
                         out.append(piece)
                         if self.is_key:
-                            self.keyparts.append(piece)
+                            self._key(piece)
                         pos = run_end
                         if pos >= n:
                             return n
@@ -154,14 +170,14 @@ class JsonReader:
                 if m is None:
                     out.append(buf[pos:])
                     if self.is_key:
-                        self.keyparts.append(buf[pos:])
+                        self._key(buf[pos:])
                     return n
                 j = m.start()
                 if j > pos:
                     piece = buf[pos:j]
                     out.append(piece)
                     if self.is_key:
-                        self.keyparts.append(piece)
+                        self._key(piece)
                 c = buf[j]
                 if c == "\\":
                     if j + 1 >= n:
@@ -172,7 +188,7 @@ class JsonReader:
                     piece = "'" if (nxt == "'" and q == "'") else buf[j : j + 2]
                     out.append(piece)
                     if self.is_key:
-                        self.keyparts.append(piece)
+                        self._key(piece)
                     pos = j + 2
                 elif c == q:
                     out.append('"')
@@ -193,14 +209,14 @@ class JsonReader:
                 elif c == '"':  # a double quote inside a single-quoted string
                     out.append('\\"')
                     if self.is_key:
-                        self.keyparts.append('\\"')
+                        self._key('\\"')
                     pos = j + 1
                 else:  # raw newline / CR / tab inside a string
                     self._repair(RAW_CONTROL_CHAR)
                     esc = _ESCAPED_CONTROL[c]
                     out.append(esc)
                     if self.is_key:
-                        self.keyparts.append(esc)
+                        self._key(esc)
                     pos = j + 1
                 continue
 
@@ -244,6 +260,7 @@ class JsonReader:
                     self.quote = c
                     self.is_key = True
                     self.keyparts.clear()
+                    self.keylen = 0
                     out.append('"')
                     self.state = STRING
                     pos += 1
@@ -301,6 +318,9 @@ class JsonReader:
                 elif c == "-" or c.isdigit():
                     mm = _NUMBER_CHARS.match(buf, pos)
                     end = mm.end()
+                    if end - pos > NUMBER_MAX:
+                        self._fail("number too long")
+                        return pos
                     if end >= n and not final:
                         return pos
                     num = _NUMBER.fullmatch(buf, pos, end)
@@ -314,7 +334,7 @@ class JsonReader:
                 elif c.isalpha() or c == "_":
                     mm = _WORD.match(buf, pos)
                     end = mm.end()
-                    if end >= n and not final:
+                    if end >= n and not final and end - pos <= LITERAL_MAX:
                         return pos
                     word = buf[pos:end]
                     lit = _LITERALS.get(word)
