@@ -6,7 +6,7 @@ before the next chunk is pulled. The consumer's pace is the source's pace.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Generator, Iterable
 from typing import Any, Protocol
 
 import anyio
@@ -44,7 +44,7 @@ async def aparse(
     *,
     parser: PushParser | None = None,
     **options: Any,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """Parse an async stream of ``str``/``bytes`` chunks, yielding events as soon as each chunk is fed.
 
     ``options`` are :class:`~streamparse.StreamParser`'s keyword options; or pass a ready ``parser=``.
@@ -107,7 +107,9 @@ async def _aclose_quietly(source: AsyncIterator[Any]) -> None:
         await aclose()
 
 
-def iter_parse(chunks: Iterable[Any], *, parser: PushParser | None = None, **options: Any) -> Iterator[Event]:
+def iter_parse(
+    chunks: Iterable[Any], *, parser: PushParser | None = None, **options: Any
+) -> Generator[Event, None, None]:
     """The sync twin of :func:`aparse` (same end-of-stream and error rules) for plain iterables."""
     p = _make_parser(parser, options)
     source = iter(chunks)

@@ -7,7 +7,7 @@ Native ``tool_use`` blocks (``input_json_delta``) are not read: streamparse pars
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aio import aparse, iter_parse
@@ -116,7 +116,7 @@ def anthropic_sse_events(
     parser: StreamParser | None = None,
     reader: AnthropicSSEReader | None = None,
     **options: Any,
-) -> Iterator[Event]:
+) -> Generator[Event, None, None]:
     """Events from an Anthropic Messages stream (see :func:`~streamparse.providers.openai_sse_events`
     for ``parser=``/``reader=`` and the error rule)."""
     stream = make_stream(reader if reader is not None else AnthropicSSEReader(), parser, options)
@@ -129,7 +129,7 @@ def aanthropic_sse_events(
     parser: StreamParser | None = None,
     reader: AnthropicSSEReader | None = None,
     **options: Any,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """The async twin of :func:`anthropic_sse_events`."""
     stream = make_stream(reader if reader is not None else AnthropicSSEReader(), parser, options)
     return aparse(pieces, parser=stream)

@@ -128,10 +128,10 @@ class ProviderStream:
 
     reader: Reader
     parser: StreamParser
-    meta: ProviderMeta | None = None
-    upstream_done: ProviderDone | None = None
-    _carry: list[Event] = field(default_factory=list)
-    _closed: bool = False
+    meta: ProviderMeta | None = field(default=None, init=False)
+    upstream_done: ProviderDone | None = field(default=None, init=False)
+    _carry: list[Event] = field(default_factory=list, init=False, repr=False)
+    _closed: bool = field(default=False, init=False, repr=False)
 
     @property
     def done(self) -> bool:

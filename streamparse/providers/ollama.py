@@ -8,7 +8,7 @@ Each line is one JSON object: ``message.content`` (``response`` for ``/api/gener
 from __future__ import annotations
 
 import codecs
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aio import aparse, iter_parse
@@ -113,7 +113,7 @@ def ollama_ndjson_events(
     parser: StreamParser | None = None,
     reader: OllamaNDJSONReader | None = None,
     **options: Any,
-) -> Iterator[Event]:
+) -> Generator[Event, None, None]:
     """Events from an Ollama ``/api/chat`` stream (see :func:`~streamparse.providers.openai_sse_events`
     for ``parser=``/``reader=`` and the error rule)."""
     stream = make_stream(reader if reader is not None else OllamaNDJSONReader(), parser, options)
@@ -126,7 +126,7 @@ def aollama_ndjson_events(
     parser: StreamParser | None = None,
     reader: OllamaNDJSONReader | None = None,
     **options: Any,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """The async twin of :func:`ollama_ndjson_events`."""
     stream = make_stream(reader if reader is not None else OllamaNDJSONReader(), parser, options)
     return aparse(pieces, parser=stream)

@@ -7,7 +7,7 @@ Only ``choices[0]`` is read (``n > 1`` is not supported). Tool calls the upstrea
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aio import aparse, iter_parse
@@ -141,7 +141,7 @@ def openai_sse_events(
     parser: StreamParser | None = None,
     reader: OpenAISSEReader | None = None,
     **options: Any,
-) -> Iterator[Event]:
+) -> Generator[Event, None, None]:
     """Events from an OpenAI-compatible stream: raw SSE bytes/str (e.g. ``httpx``'s
     ``response.iter_bytes()``), chunk dicts, or the SDK's ``client.chat.completions.create(stream=True)``.
 
@@ -159,7 +159,7 @@ def aopenai_sse_events(
     parser: StreamParser | None = None,
     reader: OpenAISSEReader | None = None,
     **options: Any,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """The async twin of :func:`openai_sse_events` (``AsyncOpenAI`` streams, ``aiter_bytes()``)."""
     stream = make_stream(reader if reader is not None else OpenAISSEReader(), parser, options)
     return aparse(pieces, parser=stream)
