@@ -29,10 +29,43 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from streamparse import StreamParser  # noqa: E402
 from streamparse.events import TextDelta  # noqa: E402
 
-WORDS = (
-    "the model reads the file and then calls a tool to check the order status before it answers "
-    "with a short summary of what it found in the repository while streaming tokens to the user"
-).split()
+WORDS = [
+    "the",
+    "model",
+    "reads",
+    "the",
+    "file",
+    "and",
+    "then",
+    "calls",
+    "a",
+    "tool",
+    "to",
+    "check",
+    "the",
+    "order",
+    "status",
+    "before",
+    "it",
+    "answers",
+    "with",
+    "a",
+    "short",
+    "summary",
+    "of",
+    "what",
+    "it",
+    "found",
+    "in",
+    "the",
+    "repository",
+    "while",
+    "streaming",
+    "tokens",
+    "to",
+    "the",
+    "user",
+]
 CODE_LINE = "    if value < limit and name != \"x\":  # check {braces} and 'quotes' \\ here\n"
 
 

@@ -12,10 +12,10 @@ A format is data that wires these together (see ``streamparse/formats``).
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
+from typing import Any, Literal
 
 from .coerce import coerce_text_value, streams_as_string
 from .engine import Engine, Handler, MarkerTable, State
@@ -53,7 +53,7 @@ def starts_or_prefix(buf: str, i: int, word: str) -> bool | None:
 
 def read_header(
     buf: str, i: int, terminator: str, pattern: re.Pattern[str], final: bool, limit: int = LOOKAHEAD
-) -> re.Match[str] | None | bool:
+) -> re.Match[str] | None | Literal[False]:
     """Match ``pattern`` against ``buf[i:]`` up to and including ``terminator``, within ``limit`` chars.
 
     Returns the match, None when more input is needed, or False when it cannot match.
@@ -391,12 +391,12 @@ class JsonArgsState(_JsonBody):
         if self.phase == 0:
             reader = self.reader
             start = eng.pos
-            if start < len(eng.buf) and reader.depth == 0 and not reader.out and reader.state == 0:
-                if eng.buf[start] != "{":
-                    if eng.call is not None:
-                        eng.call.reject, eng.call.detail = Reason.MALFORMED, "arguments are not a JSON object"
-                    self.phase = 2
-                    return True
+            first = start < len(eng.buf) and reader.depth == 0 and not reader.out and reader.state == 0
+            if first and eng.buf[start] != "{":
+                if eng.call is not None:
+                    eng.call.reject, eng.call.detail = Reason.MALFORMED, "arguments are not a JSON object"
+                self.phase = 2
+                return True
             eng.pos = reader.feed(eng.buf, start, final)
             eng.args(reader.drain())
             if reader.failed:
@@ -470,7 +470,7 @@ class ValueWriter:
         call = eng.call
         tools = eng.cfg.tools
         self.schema = None
-        if tools is not None and call is not None and call.name in tools:
+        if tools is not None and call is not None and call.name is not None and call.name in tools:
             self.schema = tools.property_schema(call.name, key)
         self.raw_json = raw_json  # DSML string="false": the value is JSON; "true": raw text
         if raw_json is None:
@@ -596,7 +596,7 @@ class TagCallState(State):
         if m is None:
             eng.pos = s
             return False
-        if m is False:
+        if not m:
             call = eng.call
             if call is not None and call.reject is None:
                 call.reject, call.detail = Reason.MALFORMED, "unreadable parameter tag"

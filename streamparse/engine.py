@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import codecs
 import json
-from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 import logging
 import re
 from collections.abc import Callable
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import TYPE_CHECKING, Any
 
+from .errors import ParserClosedError
 from .events import (
     Event,
     ReasoningDelta,
@@ -32,7 +33,6 @@ from .events import (
     ToolCallRejected,
     ToolCallStart,
 )
-from .errors import ParserClosedError
 from .jsonstream import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .rejections import Reason
 from .scanner import MarkerSet
@@ -240,29 +240,27 @@ class Engine:
             return self.decoder.decode(bytes(chunk))
         raise TypeError(f"feed() takes str or bytes, not {type(chunk).__name__}")
 
-    def feed(self, text: str) -> list[Event]:
-        if type(text) is not str or self.closed:
-            text = self._input(text)
+    def feed(self, chunk: object) -> list[Event]:
+        text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
         self.chars_in += len(text)
         if self.cfg.max_call_chars is not None and text and not self._fits(text):
             return self._feed_limited(text, self.cfg.max_call_chars)
         hot = self.hot
-        if hot is not None and self.pos == len(self.buf):
-            # Armed fast path: an open call is streaming a JSON string and this chunk is plain content.
-            if hot.match(text).end() == len(text):  # type: ignore[union-attr]
-                call = self.call
-                limit = self.cfg.max_call_chars
-                if call is not None and (limit is None or call.raw_len + len(text) <= limit):
-                    call.raw_parts.append(text)
-                    call.raw_len += len(text)
-                    args = text
-                    if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
-                        args = encode_basestring(text)[1:-1]
-                    call.args.append(args)
-                    buf = self.buf + text
-                    self.buf = buf[-CTX:]
-                    self.pos = call.raw_mark = len(self.buf)
-                    return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
+        # Armed fast path: an open call is streaming an argument string and this chunk is plain content.
+        if hot is not None and self.pos == len(self.buf) and hot.match(text).end() == len(text):  # type: ignore[union-attr]
+            call = self.call
+            limit = self.cfg.max_call_chars
+            if call is not None and (limit is None or call.raw_len + len(text) <= limit):
+                call.raw_parts.append(text)
+                call.raw_len += len(text)
+                args = text
+                if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
+                    args = encode_basestring(text)[1:-1]
+                call.args.append(args)
+                buf = self.buf + text
+                self.buf = buf[-CTX:]
+                self.pos = call.raw_mark = len(self.buf)
+                return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
         if self.pos == len(self.buf) and text:
             # Fast path: nothing is held and the state can take the whole chunk in one step.
             fast = self.state.fast(self, text)

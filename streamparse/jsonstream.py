@@ -151,12 +151,12 @@ class JsonReader:
         out = self.out
         while pos < n:
             state = self.state
-            if state == DONE or state == ERROR:
+            if state in (DONE, ERROR):
                 return pos
             if state == STRING:
                 q = self.quote
                 if q == '"':
-                    run_end = DQ_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+                    run_end = DQ_RUN.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
                     if run_end > pos:
                         piece = buf[pos:run_end]
                         out.append(piece)
@@ -221,8 +221,7 @@ class JsonReader:
                 continue
 
             # Outside strings: whitespace first.
-            m = _WS.match(buf, pos)
-            end = m.end()
+            end = _WS.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
             if end > pos:
                 if self.pending is not None:
                     self.pending.append(buf[pos:end])
@@ -316,8 +315,7 @@ class JsonReader:
                     pos += 1
                     self._end_value(pos)
                 elif c == "-" or c.isdigit():
-                    mm = _NUMBER_CHARS.match(buf, pos)
-                    end = mm.end()
+                    end = _NUMBER_CHARS.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
                     if end - pos > NUMBER_MAX:
                         self._fail("number too long")
                         return pos
@@ -332,8 +330,7 @@ class JsonReader:
                     pos = end
                     self._end_value(pos)
                 elif c.isalpha() or c == "_":
-                    mm = _WORD.match(buf, pos)
-                    end = mm.end()
+                    end = _WORD.match(buf, pos).end()  # type: ignore[union-attr]  # c is a word start
                     if end >= n and not final and end - pos <= LITERAL_MAX:
                         return pos
                     word = buf[pos:end]

@@ -6,8 +6,8 @@ import logging
 from typing import Any
 
 from .config import Config
-from .errors import ParserClosedError
 from .engine import Engine
+from .errors import ParserClosedError
 from .events import Event, ParseResult
 from .stats import ParserStats
 

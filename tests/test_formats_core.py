@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from invariants import calls, check_stream, reasons
 
 BIG = "def f(x):\n    return x < 3 and x > 1  # \"quoted\" \\ backslash {braces} </tool_call>\n" * 40

@@ -7,11 +7,11 @@ import re
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
 from invariants import check_deltas, check_stream, released_after_each_char, run
+from test_formats_core import FIXTURES
+
 from streamparse import StreamParser, ToolCallEnd, merge_events
 from streamparse.config import Config
-from test_formats_core import FIXTURES
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

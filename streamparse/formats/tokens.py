@@ -152,10 +152,8 @@ def harmony_header(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if idx < 0:
         return None if (len(buf) < e + 2 * LOOKAHEAD and not final) else False
     header = buf[e:idx]
-    if buf.startswith(H_START, s):
-        role, _, channel_part = header.partition(H_CHANNEL)
-    else:
-        role, channel_part = "", header
+    # The recipient may sit in the role part (`<|start|>assistant to=...`) or the channel part.
+    channel_part = header.partition(H_CHANNEL)[2] if buf.startswith(H_START, s) else header
     words = channel_part.replace("<|constrain|>", " ").split()
     channel = words[0] if words else ""
     m = _RECIPIENT.search(header)
