@@ -1,0 +1,256 @@
+"""Model presets: which formats a model emits and whether its output starts inside reasoning.
+
+``preset_for(model_id)`` maps a model identifier, written the way users actually write it (Hugging Face
+``org/name`` with quantisation suffixes, Ollama ``name:tag``, LM Studio display names and ``@quant``
+selectors, OpenRouter ``vendor/name:free``), to a :class:`Preset`. ``StreamParser.for_model`` uses it.
+
+How an id is matched:
+
+1. :func:`normalize` lowercases it, cuts ``@...`` (OpenRouter presets, LM Studio quant selectors), keeps
+   the last path segment, turns ``:``, ``_`` and whitespace into ``-``, and pops quantisation, packaging
+   and routing tokens (``gguf``, ``awq``, ``q4_k_m``, ``4bit``, ``free``, ``latest``...) off the end.
+2. :data:`RULES` is searched in order; the first rule whose pattern (and ``requires`` pattern, if any)
+   is found wins. Specific rules come first: fine-tunes named after their base (``Hermes-3-Llama-3.1``,
+   ``DeepSeek-R1-Distill-Qwen``, ``functionary-small-v3.1``) before the base, ``qwen3-coder`` before
+   ``qwen3``, ``v3.1`` before ``v3``, ``r1-0528`` before ``r1``.
+3. If the last segment matches nothing, the whole path is tried, so an organisation that implies the
+   family (``mistralai/Pixtral-12B``) still finds it. Otherwise the preset is ``formats="auto"``.
+
+Every pattern is a plain regex without nested quantifiers (literals, ``-?``, alternations, fixed-width
+look-arounds), so matching costs O(rules x id length) with no backtracking blow-up.
+
+Primed reasoning (FORMATS.md R10): ``start_in_reasoning`` is True where the chat template ends the prompt
+with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507`` (and the other Qwen3
+Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills, MiniMax-M2, GLM-4.7,
+Olmo-3-Think. Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
+DeepSeek-V3.1 / V3.2 are hybrid: the thinking template primes, the default chat template does not. The
+id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
+thinking-only V3.2-Speciale start in reasoning; a plain ``DeepSeek-V3.1`` or ``deepseek-chat`` does not
+(the orphan-``</think>`` rule still turns leading reasoning into reasoning if a server primes it).
+Kimi-K2-Thinking, Seed-OSS, Magistral, GLM-4.5/4.6 and hybrid Qwen3 write their opening tag themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Preset", "Rule", "RULES", "normalize", "preset_for", "known_families"]
+
+logger = logging.getLogger("streamparse")
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """What ``StreamParser.for_model`` configures for one model id."""
+
+    family: str
+    """Model family, e.g. ``"qwen3-coder"``; ``"unknown"`` when no rule matched."""
+    formats: tuple[str, ...] | Literal["auto"]
+    """Canonical format names (FORMATS.md), most likely first, or ``"auto"``."""
+    start_in_reasoning: bool
+    """The prompt ends inside a primed ``<think>``: only ``</think>`` will appear (R10)."""
+    matched: bool
+    note: str = ""
+    """Why the preset is what it is, where that is not obvious (variants, priming decisions)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the preset table: data, not code."""
+
+    pattern: str
+    """Regex searched in the normalised id (no nested quantifiers)."""
+    family: str
+    formats: tuple[str, ...]
+    start_in_reasoning: bool = False
+    requires: str | None = None
+    """A second regex that must also be found (e.g. ``think``), kept separate to avoid ``.*``."""
+    note: str = ""
+
+    @property
+    def preset(self) -> Preset:
+        return Preset(self.family, self.formats, self.start_in_reasoning, True, self.note)
+
+
+# "think"/"thinking" as a word start (not "nothink", "rethink"), or "reason" (deepseek-reasoner, -reasoning).
+_THINKING = r"(?<![a-z])think|reason"
+
+# DeepSeek version prefix: "deepseek-v3.1", "deepseekv3.1", OpenRouter's "deepseek-chat-v3.1".
+_DS = r"deepseek-?(?:chat-)?"
+
+_HERMES = ("hermes",)
+_QWEN3_CODER = ("qwen3_coder", "hermes")
+_DEEPSEEK_ANY = ("deepseek_v3", "deepseek_v31", "deepseek_dsml")
+_LLAMA31 = ("llama3_json", "function_tag")
+_PYTHONIC_LLAMA = ("pythonic", "llama3_json")
+_V11 = "Mistral v11+ tokenizer: [TOOL_CALLS]NAME[ARGS]{...}"
+_PRE_V11 = "pre-v11 Mistral tokenizer: [TOOL_CALLS] [{...}]"
+
+# One rule per line reads as a table; the formatter would explode it.
+# fmt: off
+RULES: tuple[Rule, ...] = (
+    # -- fine-tunes named after their base model: before the base ----------------------------------------
+    Rule(r"functionary", "functionary-v3.1", ("function_tag",), requires=r"v3\.1"),
+    Rule(r"functionary", "functionary-v3.2", ("functionary_v3",), requires=r"v3\.2",
+         note="the prompt ends with '>>>'; the output is expected to start with it"),
+    Rule(r"xlam", "xlam", ("xlam",)),
+    Rule(r"toolace", "toolace", ("pythonic",)),
+    Rule(r"hermes-?2-?pro", "hermes-2-pro", _HERMES),
+    Rule(r"hermes-?3", "hermes-3", _HERMES),
+    Rule(r"hermes-?4", "hermes-4", _HERMES, note="reasoning is switched on by system prompt, not primed"),
+    Rule(r"hermes", "hermes", _HERMES),
+    Rule(r"deepseek-?r1-?0528-?qwen", "deepseek-r1-0528-distill", ("deepseek_v3", "hermes"),
+         note="the R1-0528 Qwen3 distill's template ends bare at <｜Assistant｜>; the model opens <think>"),
+    Rule(r"deepseek-?r1-?distill", "deepseek-r1-distill", ("deepseek_v3", "hermes"), True,
+         note="the distill template ends with <｜Assistant｜><think>"),
+    # -- Qwen ----------------------------------------------------------------------------------------------
+    Rule(r"qwen-?3-?coder", "qwen3-coder", _QWEN3_CODER),
+    Rule(r"qwen-?3\.[5-9]", "qwen3.5", _QWEN3_CODER, True,
+         note="Qwen3.5+ templates put <think> in the prompt unless enable_thinking=False"),
+    Rule(r"qwen-?3", "qwen3-thinking", _HERMES, True, requires=_THINKING,
+         note="Qwen3 Thinking releases (2507, Next, VL) prime <think>"),
+    Rule(r"qwen-?3", "qwen3", _HERMES, note="hybrid thinking: the model writes <think> itself"),
+    Rule(r"qwq", "qwq-preview", _HERMES, requires=r"preview"),
+    Rule(r"qwq", "qwq", _HERMES, True, note="QwQ-32B's template ends with <think>"),
+    Rule(r"qwen-?2\.5-?coder", "qwen2.5-coder", ("hermes", "json"),
+         note="often writes the call as bare or fenced JSON instead of <tool_call>"),
+    Rule(r"qwen-?2\.5", "qwen2.5", _HERMES),
+    Rule(r"qwen", "qwen", _HERMES),
+    # -- DeepSeek: most specific version first; thinking variants before plain ones -----------------------
+    Rule(_DS + r"v3\.2-?speciale", "deepseek-v3.2-speciale", ("deepseek_dsml", "deepseek_v31"), True,
+         note="thinking-only model"),
+    Rule(_DS + r"v3\.2-?exp", "deepseek-v3.2-exp", ("deepseek_v31", "deepseek_dsml"), True,
+         requires=_THINKING, note="thinking mode primes <think>"),
+    Rule(_DS + r"v3\.2-?exp", "deepseek-v3.2-exp", ("deepseek_v31", "deepseek_dsml"),
+         note="default chat mode; thinking mode would prime <think>"),
+    Rule(_DS + r"v3\.2", "deepseek-v3.2", ("deepseek_dsml", "deepseek_v31"), True, requires=_THINKING,
+         note="thinking mode primes <think>"),
+    Rule(_DS + r"v3\.2", "deepseek-v3.2", ("deepseek_dsml", "deepseek_v31"),
+         note="default chat mode; thinking mode would prime <think>"),
+    Rule(_DS + r"v3\.1", "deepseek-v3.1", ("deepseek_v31",), True, requires=_THINKING,
+         note="thinking mode primes <think>"),
+    Rule(_DS + r"v3\.1", "deepseek-v3.1", ("deepseek_v31",),
+         note="default chat mode; thinking mode would prime <think>"),
+    Rule(_DS + r"v3", "deepseek-v3", ("deepseek_v3",)),
+    Rule(r"deepseek-?r1-?0528", "deepseek-r1-0528", ("deepseek_v3",), True),
+    Rule(r"deepseek-?r1", "deepseek-r1", ("deepseek_v3",), True,
+         note="the R1 template ends with <｜Assistant｜><think>"),
+    Rule(r"deepseek-reasoner", "deepseek-reasoner", ("deepseek_dsml", "deepseek_v31", "deepseek_v3"), True,
+         note="API alias of DeepSeek's current model in thinking mode"),
+    Rule(r"deepseek-chat", "deepseek-chat", _DEEPSEEK_ANY,
+         note="alias: V3 on OpenRouter, the current model's non-thinking mode on DeepSeek's API"),
+    # -- Moonshot, Zhipu, OpenAI -----------------------------------------------------------------------------
+    Rule(r"kimi-?k2", "kimi-k2-thinking", ("kimi_k2",), requires=_THINKING,
+         note="the model writes <think> itself; the template does not prime it"),
+    Rule(r"kimi-?k2", "kimi-k2", ("kimi_k2",)),
+    Rule(r"glm-?4\.7", "glm-4.7", ("glm45",), True, note="GLM-4.7's template ends with <think>"),
+    Rule(r"glm-?4\.6", "glm-4.6", ("glm45",)),
+    Rule(r"glm-?4\.5", "glm-4.5", ("glm45",)),
+    Rule(r"gpt-?oss", "gpt-oss", ("harmony",)),
+    # -- Google -------------------------------------------------------------------------------------------
+    Rule(r"functiongemma", "functiongemma", ("gemma4",),
+         note="Gemma 4 grammar inside <start_function_call>/<end_function_call>"),
+    Rule(r"gemma-?4", "gemma-4", ("gemma4",)),
+    Rule(r"gemma-?3", "gemma-3", ("gemma_tool_code", "json"), note="prompted: no native tool tokens"),
+    Rule(r"gemma", "gemma", ("gemma_tool_code", "json"), note="prompted: no native tool tokens"),
+    # -- IBM, Microsoft, Shanghai AI Lab, Cohere ----------------------------------------------------------
+    Rule(r"granite-?4", "granite-4", _HERMES),
+    Rule(r"granite-?3\.[1-9]", "granite-3.1", ("granite",), note="list after a plain <tool_call>"),
+    Rule(r"granite-?3(?:\.0)?(?![.\d])", "granite-3.0", ("granite",), note="list after <|tool_call|>"),
+    Rule(r"granite", "granite", ("granite", "hermes")),
+    Rule(r"phi-?4-?mini", "phi-4-mini", ("phi4_mini",)),
+    Rule(r"internlm-?2", "internlm2", ("internlm",)),
+    Rule(r"internlm-?3", "internlm3", ("internlm",)),
+    Rule(r"command-?r7b", "command-r7b", ("command_r",)),
+    Rule(r"command-?a(?![a-z])", "command-a", ("command_r",)),
+    Rule(r"command-?r-?(?:plus|\+)", "command-r-plus", ("command_r",)),
+    Rule(r"command-?r(?![a-z0-9])", "command-r", ("command_r",)),
+    # -- MiniMax, ByteDance, AI21, AllenAI, Liquid, Baidu ------------------------------------------------
+    Rule(r"minimax-?m1", "minimax-m1", ("minimax_m1",)),
+    Rule(r"minimax-?m2", "minimax-m2", ("minimax",), True, note="the template opens <think> in the prompt"),
+    Rule(r"seed-?oss", "seed-oss", ("seed_oss",), note="reasons in <seed:think>, written by the model"),
+    Rule(r"jamba", "jamba", ("jamba",)),
+    Rule(r"olmo-?3", "olmo-3-think", ("pythonic",), True, requires=_THINKING,
+         note="Olmo-3-Think's template ends with <think>"),
+    Rule(r"olmo-?3", "olmo-3", ("pythonic",)),
+    Rule(r"lfm-?2", "lfm2", ("pythonic",)),
+    Rule(r"ernie-?4\.5", "ernie-4.5", _HERMES),
+    # -- Mistral: sub-brands first, since several contain "mistral" ------------------------------------
+    Rule(r"magistral", "magistral", ("mistral",), note=_V11 + "; reasons in [THINK]...[/THINK]"),
+    Rule(r"devstral", "devstral", ("mistral",), note=_V11),
+    Rule(r"ministral", "ministral", ("mistral",)),
+    Rule(r"codestral", "codestral", ("mistral",)),
+    Rule(r"mixtral", "mixtral", ("mistral",), note=_PRE_V11),
+    Rule(r"mistral-?nemo", "mistral-nemo", ("mistral",), note=_PRE_V11),
+    Rule(r"mistral-?small-?3\.1|mistral-small-2503", "mistral-small-3.1", ("mistral",), note=_V11),
+    Rule(r"mistral-?small-?3\.2|mistral-small-2506", "mistral-small-3.2", ("mistral",), note=_V11),
+    Rule(r"mistral-?small", "mistral-small", ("mistral",), note=_PRE_V11),
+    Rule(r"mistral-?large", "mistral-large", ("mistral",)),
+    Rule(r"mistral-?medium", "mistral-medium", ("mistral",)),
+    Rule(r"mistral", "mistral", ("mistral",), note=_PRE_V11),
+    # -- Meta: after every fine-tune that names a Llama base ---------------------------------------------
+    Rule(r"llama-?4", "llama-4", _PYTHONIC_LLAMA),
+    Rule(r"llama-?3\.3", "llama-3.3", _LLAMA31),
+    Rule(r"llama-?3\.2-(?:vision|11b|90b)", "llama-3.2-vision", _LLAMA31,
+         note="the vision models use the Llama 3.1 text tool format"),
+    Rule(r"llama-?3\.2", "llama-3.2", _PYTHONIC_LLAMA, note="1B/3B: pythonic system prompt"),
+    Rule(r"llama-?3\.1", "llama-3.1", _LLAMA31),
+    Rule(r"llama-?3(?:\.0)?(?![.\d])", "llama-3", ("llama3_json", "json"), note="Llama 3.0 has no tool template"),
+)
+# fmt: on
+
+_COMPILED: tuple[tuple[re.Pattern[str], re.Pattern[str] | None, Preset], ...] = tuple(
+    (re.compile(r.pattern), re.compile(r.requires) if r.requires else None, r.preset) for r in RULES
+)
+
+UNKNOWN = Preset(family="unknown", formats="auto", start_in_reasoning=False, matched=False)
+
+# Tokens popped off the end of an id: quantisation, packaging, and provider routing suffixes.
+_SUFFIX = re.compile(
+    r"gguf|ggml|awq|gptq|exl[23]|mlx|dwq|qat|ud|i1|imat|imatrix|hf|"
+    r"fp\d+|bf\d+|f\d+|int\d+|mxfp\d+|nvfp\d+|w\d+a\d+|\d+bit|\d+(?:\.\d+)?bpw|i?q\d[a-z0-9_]*|"
+    r"free|nitro|floor|online|beta|extended|exacto|latest|cloud"
+)
+_SEPARATORS = re.compile(r"[\s:_-]+")
+
+
+def _normalize_path(text: str) -> str:
+    text = text.strip().lower().split("@", 1)[0]
+    if text.endswith(".gguf"):
+        text = text[: -len(".gguf")]
+    tokens = [t for t in re.split(r"[\s:-]+", text) if t]
+    while tokens and _SUFFIX.fullmatch(tokens[-1]):
+        tokens.pop()
+    return _SEPARATORS.sub("-", "-".join(tokens))
+
+
+def normalize(model_id: str) -> str:
+    """The canonical spelling rules match against: ``"bartowski/Qwen3-8B-GGUF:Q4_K_M"`` -> ``"qwen3-8b"``."""
+    return _normalize_path(model_id.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1])
+
+
+def _match(name: str) -> Preset | None:
+    for pattern, requires, preset in _COMPILED:
+        if pattern.search(name) and (requires is None or requires.search(name)):
+            return preset
+    return None
+
+
+def preset_for(model_id: str) -> Preset:
+    """The preset for ``model_id``; ``UNKNOWN`` (``formats="auto"``) when no rule matches."""
+    preset = _match(normalize(model_id))
+    if preset is None:
+        whole = model_id.split("@", 1)[0].replace("/", "-")
+        preset = _match(_normalize_path(whole))
+    if preset is None:
+        logger.debug("no model preset matches %r; using formats='auto'", model_id)
+        return UNKNOWN
+    return preset
+
+
+def known_families() -> list[str]:
+    """Every family a rule can produce, in table order, without duplicates."""
+    return list(dict.fromkeys(rule.family for rule in RULES))
