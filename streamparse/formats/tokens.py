@@ -110,15 +110,36 @@ def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
+# The section is shared with token_json (formats/marked.py: a `{` body right after `<|tool_call_begin|>`),
+# which adds its call handler here; inside the section each active format checks its continuation.
+SECTION_CALLS: dict[str, Handler] = {"kimi_k2": kimi_call}
+
+
+def section_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    undecided = False
+    for fmt, handler in SECTION_CALLS.items():
+        if fmt in eng.cfg.format_set:
+            res = handler(eng, s, e, final)
+            if res:
+                return True
+            undecided = undecided or res is None
+    return None if undecided else False
+
+
 def kimi_block_calls() -> dict[str, Handler]:
-    return {KIMI_CALL_BEGIN: kimi_call}
+    return {KIMI_CALL_BEGIN: section_call}
 
 
 _KIMI_BLOCK = block_table(kimi_block_calls(), (KIMI_SECTION_END,))
 
 
+def wire_section(w: Wiring) -> None:
+    if KIMI_SECTION_BEGIN not in w.markers:  # kimi_k2 and token_json share it: wire once
+        w.on(KIMI_SECTION_BEGIN, block(_KIMI_BLOCK))
+
+
 def wire_kimi_k2(w: Wiring) -> None:
-    w.on(KIMI_SECTION_BEGIN, block(_KIMI_BLOCK))
+    wire_section(w)
     w.on(KIMI_CALL_BEGIN, kimi_call)
 
 
