@@ -261,6 +261,13 @@ class _JsonBody(State):
         if self.optional_close or not self.closers:
             self._finish(eng, end)
             return True
+        if final and eng.call is not None and (j >= len(buf) or any(c.startswith(buf[j:]) for c in self.closers)):
+            # The stream ended before (or inside) the required end marker: truncated, not malformed (R9).
+            stop = len(buf) if j < len(buf) else end
+            eng.fail_call(Reason.TRUNCATED, f"the stream ended before {self.closers[0]!r}", stop)
+            eng.pos = stop
+            eng.pop()
+            return True
         if eng.call is not None:
             eng.fail_call(Reason.MALFORMED, f"expected {self.closers[0]!r} after the JSON", end)
         eng.pos = end
@@ -541,7 +548,7 @@ class TagCallState(State):
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         value = self.value
-        if value is None or not value.stream or value.first or value.held_nl:
+        if value is None or not value.stream or value.trim or value.first or value.held_nl:
             return None
         return _PLAIN_VALUE, True
 
@@ -617,7 +624,8 @@ class TagCallState(State):
         if text and not text.isspace():
             call = eng.call
             if call is not None and call.reject is None:
-                call.reject, call.detail = Reason.MALFORMED, f"unexpected text in the call: {text[:40]!r}"
+                # Only the first character: a longer excerpt would depend on the chunking (invariant 1).
+                call.reject, call.detail = Reason.MALFORMED, f"unexpected text in the call at {text.lstrip()[:1]!r}"
 
 
 # -- sections holding several calls -----------------------------------------------------------------

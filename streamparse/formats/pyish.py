@@ -1,7 +1,263 @@
-"""Formats of the catalog (filled in by the format work of issue 3)."""
+"""Formats whose calls are not JSON objects behind a tag: pythonic, gemma_tool_code, gemma4, generic_xml,
+key_value."""
 
 from __future__ import annotations
 
-from .base import FormatSpec
+import re
 
-SPECS: list[FormatSpec] = []
+from ..calls import LOOKAHEAD, TagCallState, TagSyntax, read_header, skip_ws, starts_or_prefix
+from ..engine import Engine, Handler
+from ..gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
+from ..keyvalue_state import KeyValueState
+from ..pythonic_state import FENCE, LINES, LIST, GemmaCallState, PyCallsState, match_head
+from .base import FormatSpec, Wiring
+from .openers import Decision
+
+# pythonic ------------------------------------------------------------------------------------------------
+#
+# Wrapped forms (Llama 4 ``<|python_start|>[...]<|python_end|>``, LFM2 ``<|tool_call_start|>[...]
+# <|tool_call_end|>``, Olmo 3 ``<function_calls>`` one call per line) are recognised anywhere; a bare
+# ``[NAME(...)]`` only at the start of the output (R4). After an unambiguous wrapper, a call with positional
+# arguments or expressions is *rejected* (malformed), not turned into text: its ToolCallStart was already
+# emitted when ``NAME(`` was seen, and the wrapper token is markup a model only writes to call a tool. The
+# bare form has no such signal, so it stays text until its first call is confirmed: ``[print(x) for x in
+# y]`` is text, and its first call's ToolCallStart waits until that call closes followed by ``,`` or ``]``.
+
+PY_START, PY_END = "<|python_start|>", "<|python_end|>"
+LFM_START, LFM_END = "<|tool_call_start|>", "<|tool_call_end|>"
+OLMO_OPEN, OLMO_CLOSE = "<function_calls>", "</function_calls>"
+
+
+def _list_head(eng: Engine, j: int, final: bool) -> Decision:
+    """``[`` at ``j``, then (after whitespace) ``NAME(``."""
+    buf = eng.buf
+    if j >= len(buf):
+        return False if final else None
+    if buf[j] != "[":
+        return False
+    k = skip_ws(buf, j + 1)
+    if k >= len(buf):
+        return False if final or k - j >= LOOKAHEAD else None
+    m = match_head(buf, k, final)
+    return m if m is None or m is False else True
+
+
+def wrapped_list(closer: str) -> Handler:
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        j = skip_ws(eng.buf, e)
+        if j >= len(eng.buf) and not final and j - e < LOOKAHEAD:
+            return None
+        ok = _list_head(eng, j, final)
+        if not ok:
+            return ok
+        eng.pos = j + 1
+        eng.push(PyCallsState("pythonic", LIST, closer))
+        return True
+
+    return handler
+
+
+def olmo_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<function_calls>`` + ``NAME(``: Olmo 3 (``<invoke`` is xml_invoke's, ``[``/``{`` function_calls_json)."""
+    buf = eng.buf
+    j = skip_ws(buf, e)
+    if j >= len(buf):
+        return False if final or j - e >= LOOKAHEAD else None
+    m = match_head(buf, j, final)
+    if not m:
+        return m
+    eng.pos = e
+    eng.push(PyCallsState("pythonic", LINES, OLMO_CLOSE))
+    return True
+
+
+def pythonic_bare(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """The start of the output (R4): ``[NAME(`` begins a candidate that is text until confirmed."""
+    ok = _list_head(eng, s, final)
+    if not ok:
+        return ok
+    eng.pos = s + 1
+    eng.push(PyCallsState("pythonic", LIST, None, bare=True, held="["))
+    return True
+
+
+def wire_pythonic(w: Wiring) -> None:
+    w.on(PY_START, wrapped_list(PY_END))
+    w.on(LFM_START, wrapped_list(LFM_END))
+    w.on(OLMO_OPEN, olmo_open)
+    w.start.append(pythonic_bare)
+
+
+# gemma_tool_code -------------------------------------------------------------------------------------------
+
+
+def tool_code_fence(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """A ```` ```tool_code ```` fence (``e`` is the end of its info line) whose first line is a call."""
+    buf = eng.buf
+    j = skip_ws(buf, e)
+    if j >= len(buf):
+        return False if final or j - e >= LOOKAHEAD else None
+    m = match_head(buf, j, final, gemma=True)
+    if not m:
+        return m
+    eng.pos = e
+    eng.push(PyCallsState("gemma_tool_code", FENCE, "```"))
+    return True
+
+
+def wire_gemma_tool_code(w: Wiring) -> None:
+    w.fence_infos["tool_code"] = tool_code_fence
+
+
+# gemma4 / FunctionGemma ------------------------------------------------------------------------------------
+
+GEMMA4_OPEN, GEMMA4_CLOSE = "<|tool_call>", "<tool_call|>"
+FGEMMA_OPEN, FGEMMA_CLOSE = "<start_function_call>", "<end_function_call>"
+_GEMMA_NAME = re.compile(r"\s*call:(?P<name>[^\s{}<>:,]{1,200})\{")
+
+
+def gemma_call(delim: str, closer: str) -> Handler:
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        buf = eng.buf
+        j = skip_ws(buf, e)
+        if j >= len(buf):
+            return False if final or j - e >= LOOKAHEAD else None
+        ok = starts_or_prefix(buf, j, "call:")
+        if not ok:
+            return None if ok is None and not final else False
+        m = read_header(buf, e, "{", _GEMMA_NAME, final)
+        if not m:
+            return m
+        eng.begin_call("gemma4", s)
+        eng.set_name(m.group("name"))
+        eng.pos = m.end() - 1
+        eng.push(GemmaCallState("gemma4", delim, closer))
+        return True
+
+    return handler
+
+
+def wire_gemma4(w: Wiring) -> None:
+    w.on(GEMMA4_OPEN, gemma_call(GEMMA4_STRING_DELIM, GEMMA4_CLOSE))
+    w.on(FGEMMA_OPEN, gemma_call(FUNCTIONGEMMA_STRING_DELIM, FGEMMA_CLOSE))
+
+# generic_xml --------------------------------------------------------------------------------------------
+
+GENERIC_XML_NAME = re.compile(r"\s*<name>\s*(?P<name>[^<>\n]{1,200}?)\s*</name>")
+GENERIC_XML_SYNTAX = TagSyntax(
+    param_open="<",
+    header_end=">",
+    param_header=re.compile(r"(?P<key>[A-Za-z_][\w.:-]{0,199})\s*>"),
+    param_close=None,  # a value runs to ``</KEY>``
+    call_close="</tool>",
+    markup=("<arguments>", "</arguments>"),
+    trim=True,
+)
+
+
+def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<tool>`` then (after whitespace) ``<name>NAME</name>``; ``<tool name="...">`` is tag_json's."""
+    buf = eng.buf
+    j = skip_ws(buf, e)
+    if j >= len(buf):
+        return False if final or j - e >= LOOKAHEAD else None
+    ok = starts_or_prefix(buf, j, "<name>")
+    if not ok:
+        return None if ok is None and not final else False
+    m = read_header(buf, e, "</name>", GENERIC_XML_NAME, final)
+    if not m:
+        return m
+    eng.begin_call("generic_xml", s)
+    eng.set_name(m.group("name"))
+    eng.pos = m.end()
+    eng.push(TagCallState(GENERIC_XML_SYNTAX))
+    return True
+
+
+def wire_generic_xml(w: Wiring) -> None:
+    w.on("<tool>", generic_xml_open)
+
+
+# key_value ----------------------------------------------------------------------------------------------
+
+KEY_VALUE_MARKER = "✦ tool_call:"
+_KV_NAME = re.compile(r"[ \t]*(?P<name>[^\s\"]{1,200})(?=[ \t\r\n])")
+_KV_NAME_AT_END = re.compile(r"[ \t]*(?P<name>[^\s\"]{1,200})")
+
+
+def key_value_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """At a line start, ``✦ tool_call: NAME`` (the name ends at a space or the end of the line)."""
+    if not eng.line_start(s):
+        return False
+    buf = eng.buf
+    m = _KV_NAME.match(buf, e, min(len(buf), e + LOOKAHEAD))
+    if m is None:
+        if final:
+            m = _KV_NAME_AT_END.fullmatch(buf, e)  # the output ends right after the name
+            if m is None:
+                return False
+        elif len(buf) - e >= LOOKAHEAD:
+            return False
+        elif buf[e:].strip(" \t") == "" or _KV_NAME_AT_END.fullmatch(buf, e):
+            return None
+        else:
+            return False
+    eng.begin_call("key_value", s)
+    eng.set_name(m.group("name"))
+    eng.pos = m.end()
+    eng.push(KeyValueState())
+    return True
+
+
+def wire_key_value(w: Wiring) -> None:
+    w.on(KEY_VALUE_MARKER, key_value_open)
+
+
+SPECS: list[FormatSpec] = [
+    FormatSpec(
+        "pythonic",
+        "Llama 3.2 1B/3B, Llama 4 (pythonic), ToolACE, LFM2, Olmo 3; seed 003's bracket fallback",
+        "[NAME(k=v, ...), ...] bare at the output start; <|python_start|>[...]<|python_end|> (Llama 4); "
+        "<|tool_call_start|>[...]<|tool_call_end|> (LFM2); <function_calls>\\nNAME(...)\\n</function_calls> (Olmo 3)",
+        "Setting both.\n<|python_start|>[set_alarm(label='standup', minutes=15), "
+        'lookup_order(order_id="A-1001")]<|python_end|>',
+        wire_pythonic,
+        notes="Keyword-only literal arguments. After a wrapper token, positional arguments or expressions are "
+        "rejected (malformed); a bare list that is not a call list is text.",
+    ),
+    FormatSpec(
+        "gemma_tool_code",
+        "Gemma 3 (prompted)",
+        "```tool_code fence, one NAME(k=v) per line (print(...) and default_api. allowed)",
+        'Checking the order.\n\n```tool_code\nprint(default_api.lookup_order(order_id="A-1001"))\n```',
+        wire_gemma_tool_code,
+        notes="A tool_output or python fence is code (visible text).",
+    ),
+    FormatSpec(
+        "gemma4",
+        "Gemma 4; FunctionGemma",
+        '<|tool_call>call:NAME{k:<|"|>text<|"|>,n:15}<tool_call|>; FunctionGemma: <start_function_call>'
+        "call:NAME{k:<escape>text<escape>}<end_function_call>",
+        '<|tool_call>call:set_alarm{label:<|"|>standup, daily<|"|>,minutes:15}<tool_call|>',
+        wire_gemma4,
+        notes="Each call's arguments are parsed once, when its closing brace arrives.",
+    ),
+    FormatSpec(
+        "generic_xml",
+        "prompted models (seed 002)",
+        "<tool> <name>NAME</name> <arguments> <K>V</K> ... </arguments> </tool>",
+        "<tool>\n  <name>set_alarm</name>\n  <arguments>\n    <label>standup</label>\n    <minutes>15</minutes>\n"
+        "  </arguments>\n</tool>",
+        wire_generic_xml,
+        notes="Leaf values are trimmed and typed by the tool schema (R7); without a schema they stay strings.",
+    ),
+    FormatSpec(
+        "key_value",
+        "Gemini-CLI style prompted models (seed 002)",
+        '✦ tool_call: NAME for K V K "V with spaces" ... (one line, at a line start)',
+        '✦ tool_call: set_alarm for label "daily standup" minutes 15',
+        wire_key_value,
+        opt_in=True,
+        notes="Opt-in only: the grammar is ambiguous. The call ends at the end of its line.",
+    ),
+]
