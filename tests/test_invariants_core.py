@@ -89,6 +89,9 @@ def test_earliest_release_matches_a_brute_force_oracle(formats: object, text: st
     """Invariant 3 on prose with near-misses: after each character, exactly the text that can no longer
     start a marker has been emitted."""
     markers, ns = _markers(formats)
+    # Unmarked formats (bare JSON, pythonic) may hold a candidate at the very start of the output (R4);
+    # this oracle is about markers, so the output starts with a word.
+    text = "x " + text
     assume(not any(m in text for m in markers))
     assume("</s>" not in text and "<invoke" not in text)
     released = released_after_each_char(text, formats=formats)
