@@ -11,7 +11,10 @@ from typing import Any
 
 from . import formats as catalog
 from .engine import Engine, Handler, MarkerTable, ScanState, State
+from .formats import unmarked
 from .formats.base import Wiring
+from .gates import FALLBACK_MODES, START_FALLBACK, intent_handlers
+from .startscope import StartState
 from .stats import ParserStats
 from .textscope import (
     CONTROL_TOKENS,
@@ -32,11 +35,19 @@ CALLS_IN_REASONING = ("ignore", "promote")
 class Tables:
     """The compiled scopes of one (formats, policy) combination."""
 
-    def __init__(self, active: tuple[str, ...], promote: bool) -> None:
-        w = Wiring(active=frozenset(active))
+    def __init__(
+        self, active: tuple[str, ...], promote: bool, explicit: bool = False, fallback: str | None = None
+    ) -> None:
+        w = Wiring(active=frozenset(active), explicit=explicit)
         for name in active:
             catalog.CATALOG[name].wire(w)
+        unmarked.wire_bare(w)  # bare llama3_json / tool_request form c: their specs live in formats/marked.py
         self.wiring = w
+        # Start handlers (R4): named unmarked formats always; otherwise per the fallback policy (gates.py).
+        self.start: tuple[Handler, ...] = tuple(w.start) if explicit or fallback in (None, "start") else ()
+        gated: tuple[Handler, ...] = ()
+        if fallback == "gated":
+            gated = tuple(w.start) if not explicit else _unnamed_start_handlers(active)
         calls = {k: list(v) for k, v in w.markers.items()}
         # Reasoning scopes: the closer, control tokens, and (promote) the call openers.
         self.reasoning: dict[str, MarkerTable] = {}
@@ -60,12 +71,25 @@ class Tables:
         text.setdefault("</think>", []).append(drop)  # an orphan closer is markup, never text (R10)
         text.setdefault("`", []).append(backticks(w.fence_infos))
         text.setdefault("~~~", []).append(tildes)
+        if gated:
+            for marker, handler in intent_handlers(gated).items():
+                text.setdefault(marker, []).append(handler)
         self.text = MarkerTable(text, w.ns)
 
 
+def _unnamed_start_handlers(active: tuple[str, ...]) -> tuple[Handler, ...]:
+    """Start handlers of the formats not named (for ``fallback="gated"`` with a list of formats)."""
+    others = tuple(n for n in catalog.ORDER if n not in active and not catalog.CATALOG[n].opt_in)
+    w = Wiring(active=frozenset(others))
+    for name in others:
+        catalog.CATALOG[name].wire(w)
+    unmarked.wire_bare(w)
+    return tuple(w.start)
+
+
 @lru_cache(maxsize=64)
-def tables(active: tuple[str, ...], promote: bool) -> Tables:
-    return Tables(active, promote)
+def tables(active: tuple[str, ...], promote: bool, explicit: bool = False, fallback: str | None = None) -> Tables:
+    return Tables(active, promote, explicit, fallback)
 
 
 class Config:
@@ -85,6 +109,8 @@ class Config:
         active = catalog.resolve(formats)
         if calls_in_reasoning not in CALLS_IN_REASONING:
             raise ValueError(f"calls_in_reasoning must be one of {CALLS_IN_REASONING}, not {calls_in_reasoning!r}")
+        if fallback not in FALLBACK_MODES:
+            raise ValueError(f"fallback must be one of {FALLBACK_MODES}, not {fallback!r}")
         if max_call_chars is not None and max_call_chars < 1:
             raise ValueError("max_call_chars must be a positive number of characters")
         self.formats = active
@@ -99,16 +125,17 @@ class Config:
         self.fallback = fallback
         self.max_call_chars = max_call_chars
         self.id_prefix = id_prefix
-        self.tables = tables(active, calls_in_reasoning == "promote")
+        self.tables = tables(active, calls_in_reasoning == "promote", not self.auto, fallback)
 
     def initial_state(self, eng: Engine) -> State:
         return ScanState(self.tables.text)
 
     def start(self, eng: Engine) -> None:
-        """Set up the scopes a new stream begins in."""
+        """Set up the scopes a new stream begins in: the start of the output (R4), reasoning if primed."""
+        if self.tables.start:
+            eng.push(StartState(self.tables.text, self.tables.start, START_FALLBACK if self.auto else None))
         if self.start_in_reasoning:
-            eng.stack = [eng.state]
-            eng.state = ScanState(self.tables.reasoning["</think>"], reasoning=True)
+            eng.push(ScanState(self.tables.reasoning["</think>"], reasoning=True))
 
     def new_stats(self) -> ParserStats:
         return ParserStats()

@@ -136,6 +136,9 @@ class ScanState(State):
         if s > pos:
             eng.content(self.reasoning, buf[pos:s])
             eng.pos = s
+        if tok is not None and e == len(buf) and not final and tok in self.table.markers.extendable:
+            eng.note_hold(len(buf) - s)  # a complete marker that may still grow into a longer one
+            return False
         if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, R9)
             if final:
                 eng.content(self.reasoning, buf[s:])
@@ -176,6 +179,7 @@ class Candidate:
         "repairs",
         "fallback",
         "closed",
+        "gate",
     )
 
     def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
@@ -195,6 +199,7 @@ class Candidate:
         self.repairs: list[str] = []
         self.fallback = fallback
         self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
+        self.gate: Any = None  # gates.Gate when seed 003's gates apply to this call
 
 
 class Engine:
@@ -226,6 +231,9 @@ class Engine:
         self.bytes_in = 0
         self.chars_in = 0
         self.scratch: dict[str, Any] = {}
+        self.gate: Any = None  # gates.Gate in force while an unmarked format's start state runs
+        self.gatebook: Any = None  # gates.GateBook once a gated fallback was opened (settled at close)
+        self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork
         cfg.start(self)
 
     # -- driving -------------------------------------------------------------------------------------
@@ -326,6 +334,8 @@ class Engine:
             self.state = self.stack.pop()
         if self.call is not None:
             self.truncate_call()
+        if self.gatebook is not None:
+            self.gatebook.settle(self)
         if self.pos < len(self.buf):
             self.content(self.state.reasoning, self.buf[self.pos :])
             self.pos = len(self.buf)
@@ -352,6 +362,7 @@ class Engine:
                 piece = self.buf[call.raw_mark : pos]
                 call.raw_parts.append(piece)
                 call.raw_len += len(piece)
+                call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
             limit = self.cfg.max_call_chars
             if limit is not None and call.raw_len > limit:
                 self.reject_too_large()
@@ -417,6 +428,8 @@ class Engine:
         if self.call is not None:  # defensive: a state forgot to finish its call
             self.fail_call(Reason.MALFORMED, "a new call began before the previous one ended", raw_start)
         cand = Candidate(fmt, raw_start, fallback)
+        if self.gate is not None:
+            self.gate.begin(cand)
         self.call = cand
         return cand
 
@@ -541,10 +554,19 @@ class Engine:
             repairs=list(cand.repairs),
             validation=validation,  # type: ignore[arg-type]
         )
+        if cand.gate is not None and cand.gate.defer(self, cand, call):
+            return  # seed 003's gates decide at close
+        self.accept(cand, call)
+
+    def accept(self, cand: Candidate, call: ToolCall) -> None:
+        assert cand.index is not None
         self.accepted += 1
         self.seen_output = True
         self.stats.record_call(cand.format, cand.repairs, cand.fallback)
-        log.debug("call %s accepted (%s, repairs=%s)", cand.name, cand.format, cand.repairs)
+        log.debug(  # seed 003's telemetry fields, one line per decision
+            "call %s accepted: format=%s fallback_used=%s repairs=%s validation=%s",
+            cand.name, cand.format, cand.fallback, cand.repairs, call.validation,
+        )
         self.events.append(ToolCallEnd(cand.index, call))
 
     def fail_call(self, reason: str, detail: str, end: int) -> None:
@@ -573,7 +595,10 @@ class Engine:
         # The call's markup so far, including the part a state still holds undecided.
         raw = "".join(cand.raw_parts) + self.buf[cand.raw_mark :]
         limit = self.cfg.max_call_chars
-        self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
+        if cand.reject is not None:  # an earlier, more specific verdict stands (as in fail_call)
+            self._reject(cand, cand.reject, cand.detail, raw)
+        else:
+            self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
         cand.closed = True
         cand.raw_parts = []
         cand.args = []
@@ -586,7 +611,10 @@ class Engine:
             cand.index = self.next_index
             self.next_index += 1
         self.stats.record_rejection(str(reason), cand.format)
-        log.debug("call %r rejected (%s): %s", cand.name, reason, detail)
+        log.debug(
+            "call %r rejected: reason=%s format=%s fallback_used=%s detail=%s",
+            cand.name, str(reason), cand.format, cand.fallback, detail,
+        )
         self.events.append(
             ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format)
         )

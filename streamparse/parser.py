@@ -100,6 +100,11 @@ class StreamParser:
         return stats
 
     @property
+    def metadata(self) -> dict[str, Any]:
+        """Stream-level facts the output stated, e.g. ``{"needsMoreWork": True}`` from a seed 004 envelope."""
+        return self._engine.metadata
+
+    @property
     def formats(self) -> tuple[str, ...]:
         return self._config.formats
 

@@ -14,7 +14,8 @@ class Wiring:
 
     ``fence_infos`` maps a fenced block's info string to a handler (fences that are themselves markers,
     R3 exceptions); ``ns`` holds namespaced tag suffixes (``<ns:invoke``); ``start`` holds handlers tried
-    once at the start of the output (unmarked formats, R4).
+    once at the start of the output (unmarked formats, R4). ``explicit``: the formats were named (not
+    ``"auto"``), so unmarked formats may also claim line starts (R4).
     """
 
     markers: dict[str, list[Handler]] = field(default_factory=dict)
@@ -22,6 +23,7 @@ class Wiring:
     fence_infos: dict[str, Handler] = field(default_factory=dict)
     start: list[Handler] = field(default_factory=list)
     active: frozenset[str] = frozenset()
+    explicit: bool = False
 
     def on(self, marker: str, handler: Handler) -> None:
         self.markers.setdefault(marker, []).append(handler)
