@@ -228,6 +228,8 @@ class _JsonBody(State):
 
     __slots__ = ()
     closers: tuple[str, ...]
+    ends: tuple[str, ...]  # malformed JSON is swallowed through the first of these (default: the closers)
+    stops: tuple[str, ...]  # ... or up to the first of these (left for the scan: the next call's opener)
     optional_close: bool
     fenced: bool
     list_form: bool
@@ -268,6 +270,14 @@ class _JsonBody(State):
             eng.pos = stop
             eng.pop()
             return True
+        if eng.call is not None and not self.list_form and not self.fenced:
+            # Text where the required end marker should be: the call is malformed, and everything up to the
+            # end marker is its markup (recovered below), so nothing of it leaks into the visible text.
+            cand = eng.call
+            if cand.reject is None:
+                cand.reject, cand.detail = Reason.MALFORMED, f"expected {self.closers[0]!r} after the JSON"
+            self.phase = 2
+            return True
         if eng.call is not None:
             eng.fail_call(Reason.MALFORMED, f"expected {self.closers[0]!r} after the JSON", end)
         eng.pos = end
@@ -281,25 +291,36 @@ class _JsonBody(State):
         eng.pop()
 
     def _recover(self, eng: Engine, final: bool) -> bool:
-        """Malformed JSON: swallow the rest of the call up to its closer, so no markup leaks into text."""
-        if not self.closers:
+        """Malformed JSON: the call runs to the first of ``ends`` (included) or ``stops`` (excluded), else to
+        the end of the stream; all of it is the rejection's raw text, so no markup leaks into the text.
+        A format with neither (an ASCII marker such as ``TOOL_CALL``) rejects at the error and scans on."""
+        ends, stops = self.ends, self.stops
+        buf = eng.buf
+        pos = eng.pos
+        if not ends and not stops:
             if eng.call is not None:
-                eng.fail_call(Reason.MALFORMED, "", eng.pos)
+                eng.fail_call(Reason.MALFORMED, "", pos)
             eng.pop()
             return True
-        buf = eng.buf
-        best = -1
-        for closer in self.closers:
-            idx = buf.find(closer, eng.pos)
-            if idx >= 0 and (best < 0 or idx < best):
-                best = idx
-                end = idx + len(closer)
-        if best < 0:
-            keep = max(len(c) for c in self.closers) - 1
-            eng.pos = max(eng.pos, len(buf) - keep)
-            return False
-        if eng.call is not None:
-            eng.fail_call(Reason.MALFORMED, "", end)
+        if eng.call is None:  # junk between the objects of a list: a rejected candidate of its own
+            cand = eng.begin_call(getattr(self, "fmt", ""), pos)
+            cand.reject, cand.detail = Reason.MALFORMED, "invalid JSON between calls"
+        cut = end = -1
+        for marker in ends:
+            i = buf.find(marker, pos)
+            if i >= 0 and (cut < 0 or i < cut):
+                cut, end = i, i + len(marker)
+        for marker in stops:
+            i = buf.find(marker, pos)
+            if i >= 0 and (cut < 0 or i < cut):
+                cut, end = i, i
+        if cut < 0:
+            if not final:
+                keep = max(len(m) for m in ends + stops) - 1
+                eng.pos = max(pos, len(buf) - keep)
+                return False
+            end = len(buf)
+        eng.fail_call(Reason.MALFORMED, "invalid JSON", end)
         eng.pos = end
         eng.pop()
         return True
@@ -313,7 +334,7 @@ class _JsonBody(State):
 class JsonCallState(_JsonBody):
     """One call object (the opener began the candidate) or a list of call objects, then a closer."""
 
-    __slots__ = ("fmt", "closers", "optional_close", "fenced", "sink", "phase", "list_form")
+    __slots__ = ("fmt", "closers", "ends", "stops", "optional_close", "fenced", "sink", "phase", "list_form")
 
     def __init__(
         self,
@@ -325,9 +346,13 @@ class JsonCallState(_JsonBody):
         optional_close: bool = False,
         fenced: bool = False,
         fallback: bool = False,
+        ends: tuple[str, ...] | None = None,
+        stops: tuple[str, ...] = (),
     ) -> None:
         self.fmt = fmt
         self.closers = closers
+        self.ends = closers if ends is None else ends
+        self.stops = stops
         self.optional_close = optional_close
         self.fenced = fenced
         self.list_form = list_form
@@ -369,18 +394,22 @@ class JsonCallState(_JsonBody):
 class JsonArgsState(_JsonBody):
     """The arguments object of a call whose name is already known, then a closer."""
 
-    __slots__ = ("closers", "optional_close", "fenced", "reader", "phase")
+    __slots__ = ("closers", "ends", "stops", "optional_close", "fenced", "reader", "phase")
     list_form = False
 
     def __init__(
         self,
         eng: Engine,
-        closers: tuple[str, ...],
+        closers: tuple[str, ...] = (),
         *,
         optional_close: bool = False,
         fenced: bool = False,
+        ends: tuple[str, ...] | None = None,
+        stops: tuple[str, ...] = (),
     ) -> None:
         self.closers = closers
+        self.ends = closers if ends is None else ends
+        self.stops = stops
         self.optional_close = optional_close
         self.fenced = fenced
         self.reader = JsonReader()
@@ -649,12 +678,12 @@ class BlockState(State):
                 eng.pop()
                 return True
             return False
-        found = self.table.markers.search(buf, j)
-        if found is None or found[0] != j:
+        found = self.table.markers.match(buf, j)
+        if found is None:
             eng.pop()
             return True
         s, e, tok = found
-        if tok is None:
+        if tok is None or (not final and e == len(buf) and tok in self.table.markers.extendable):
             if final:
                 eng.pop()
                 return True

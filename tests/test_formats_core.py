@@ -385,3 +385,17 @@ def test_unknown_format_name_is_a_clear_error() -> None:
 
     with pytest.raises(ValueError, match="hermes"):
         StreamParser(formats=["hermse"])
+
+
+def test_text_where_the_end_tag_should_be_is_part_of_the_rejected_call() -> None:
+    text = 'a <tool_call>{"name": "f", "arguments": {}} junk</tool_call> b'
+    result = check_stream(text, formats=["hermes"])
+    assert reasons(result) == ["malformed"] and result.text == "a  b"
+    assert result.rejected[0].raw == '<tool_call>{"name": "f", "arguments": {}} junk</tool_call>'
+
+
+def test_junk_between_the_calls_of_a_list_is_a_rejection_not_lost() -> None:
+    text = '<tool_call>[{"name": "a", "arguments": {}} {"x"}]</tool_call> after'
+    result = check_stream(text, formats=["hermes"])
+    assert calls(result) == [("a", {})] and reasons(result) == ["malformed"]
+    assert result.text == " after"

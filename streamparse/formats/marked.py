@@ -5,7 +5,7 @@ function_calls_json, token_json, tag_json, tool_request (forms a and b) and func
 Several of them have no end marker (mistral, granite's ``<|tool_call|>``, phi4_mini, functionary_v3): a
 call ends the moment its JSON closes (invariant 4). A malformed body cannot be delimited by a closer then,
 so it is swallowed up to the format's next opener (or the end of the stream) into the rejection's raw
-text (:mod:`streamparse.open_json`): markup never leaks into the visible text. A special-token opener
+text (:mod:`streamparse.calls`): markup never leaks into the visible text. A special-token opener
 (``[TOOL_CALLS]``, ``<|python_tag|>``...) cut off by the end of the stream is a truncated call, never
 text: those tokens do not occur in prose.
 """
@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 import re
 
-from ..calls import LOOKAHEAD, BlockState, fence_at, skip_ws, starts_or_prefix
+from ..calls import LOOKAHEAD, BlockState, JsonArgsState, JsonCallState, fence_at, skip_ws, starts_or_prefix
 from ..engine import Engine, MarkerTable, ScanState, State
-from ..open_json import OpenJsonArgs, OpenJsonCall
 from ..rejections import Reason
 from ..textscope import CONTROL_TOKENS, drop, pop_scope
 from . import tokens
@@ -73,7 +72,7 @@ LLAMA_ENDS = ("<|eom_id|>", "<|eot_id|>")
 
 
 def _llama_object(eng: Engine, s: int, e: int, final: bool) -> bool:
-    return _start_object(eng, s, s, "llama3_json", OpenJsonCall(eng, "llama3_json", stops=LLAMA_ENDS + (";",)))
+    return _start_object(eng, s, s, "llama3_json", JsonCallState(eng, "llama3_json", stops=LLAMA_ENDS + (";",)))
 
 
 # After `<|python_tag|>`: call objects separated by `;`, closed by the end-of-message token.
@@ -114,10 +113,10 @@ def mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     c = buf[j]
     if c == "[":
         eng.pos = j
-        eng.push(OpenJsonCall(eng, fmt, list_form=True, stops=(TOOL_CALLS,)))
+        eng.push(JsonCallState(eng, fmt, list_form=True, stops=(TOOL_CALLS,)))
         return True
     if c == "{":
-        return _start_object(eng, s, j, fmt, OpenJsonCall(eng, fmt, stops=(TOOL_CALLS,)))
+        return _start_object(eng, s, j, fmt, JsonCallState(eng, fmt, stops=(TOOL_CALLS,)))
     m = _NAME.match(buf, j)
     if m is None:
         return False
@@ -153,7 +152,7 @@ def mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     eng.begin_call(fmt, s)
     eng.set_name(m.group(), call_id=call_id)
     eng.pos = k
-    eng.push(OpenJsonArgs(eng, stops=(TOOL_CALLS,)))  # `NAME[ARGS]` + non-object: rejected malformed
+    eng.push(JsonArgsState(eng, stops=(TOOL_CALLS,)))  # `NAME[ARGS]` + non-object: rejected malformed
     return True
 
 
@@ -174,10 +173,10 @@ def granite_token(eng: Engine, s: int, e: int, final: bool) -> Decision:
     c = eng.buf[j]
     if c == "[":
         eng.pos = j
-        eng.push(OpenJsonCall(eng, "granite", list_form=True, stops=(GRANITE_TOKEN,)))
+        eng.push(JsonCallState(eng, "granite", list_form=True, stops=(GRANITE_TOKEN,)))
         return True
     if c == "{":
-        return _start_object(eng, s, j, "granite", OpenJsonCall(eng, "granite", stops=(GRANITE_TOKEN,)))
+        return _start_object(eng, s, j, "granite", JsonCallState(eng, "granite", stops=(GRANITE_TOKEN,)))
     return False
 
 
@@ -190,7 +189,7 @@ def granite_tag(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return False
     eng.pos = j
     eng.push(
-        OpenJsonCall(
+        JsonCallState(
             eng, "granite", ("</tool_call>",), list_form=True, optional_close=True, stops=("<tool_call>",)
         )
     )
@@ -218,7 +217,7 @@ def functools_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if buf[j] != "{":
         return False  # `functools[0]`, `functools[]`: text
     eng.pos = e - 1
-    eng.push(OpenJsonCall(eng, "phi4_mini", list_form=True, stops=(FUNCTOOLS,)))
+    eng.push(JsonCallState(eng, "phi4_mini", list_form=True, stops=(FUNCTOOLS,)))
     return True
 
 
@@ -250,7 +249,7 @@ def action_start(eng: Engine, s: int, e: int, final: bool) -> Decision:
         k = _next(eng, s, j + len(PLUGIN), fmt, final, token=True)
         if k is None or isinstance(k, bool):
             return k
-        return _start_object(eng, s, k, fmt, OpenJsonCall(eng, fmt, (ACTION_END,)))
+        return _start_object(eng, s, k, fmt, JsonCallState(eng, fmt, (ACTION_END,)))
     if interp:
         eng.pos = j + len(INTERPRETER)
         eng.push(ScanState(_INTERPRETER))
@@ -289,7 +288,7 @@ def action_fence(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if buf[k] != "[":
         return False
     eng.pos = k
-    eng.push(OpenJsonCall(eng, "command_r", list_form=True, fenced=True, ends=("```",)))
+    eng.push(JsonCallState(eng, "command_r", list_form=True, fenced=True, ends=("```",)))
     return True
 
 
@@ -301,10 +300,10 @@ def start_action(eng: Engine, s: int, e: int, final: bool) -> Decision:
     c = eng.buf[j]
     if c == "[":
         eng.pos = j
-        eng.push(OpenJsonCall(eng, "command_r", (END_ACTION,), list_form=True))
+        eng.push(JsonCallState(eng, "command_r", (END_ACTION,), list_form=True))
         return True
     if c == "{":
-        return _start_object(eng, s, j, "command_r", OpenJsonCall(eng, "command_r", (END_ACTION,)))
+        return _start_object(eng, s, j, "command_r", JsonCallState(eng, "command_r", (END_ACTION,)))
     return False
 
 
@@ -327,12 +326,12 @@ def jamba_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if eng.buf[j] != "[":
         return False
     eng.pos = j
-    eng.push(OpenJsonCall(eng, "jamba", (TOOL_CALLS_CLOSE,), list_form=True, optional_close=True))
+    eng.push(JsonCallState(eng, "jamba", (TOOL_CALLS_CLOSE,), list_form=True, optional_close=True))
     return True
 
 
 def _m1_object(eng: Engine, s: int, e: int, final: bool) -> bool:
-    state = OpenJsonCall(eng, "minimax_m1", stops=(TOOL_CALLS_CLOSE,))
+    state = JsonCallState(eng, "minimax_m1", stops=(TOOL_CALLS_CLOSE,))
     return _start_object(eng, s, s, "minimax_m1", state)
 
 
@@ -374,10 +373,10 @@ def function_calls_json(eng: Engine, s: int, e: int, final: bool) -> Decision:
     c = eng.buf[j]
     if c == "[":
         eng.pos = j
-        eng.push(OpenJsonCall(eng, fmt, (FUNCTION_CALLS_CLOSE,), list_form=True, optional_close=True))
+        eng.push(JsonCallState(eng, fmt, (FUNCTION_CALLS_CLOSE,), list_form=True, optional_close=True))
         return True
     if c == "{":
-        return _start_object(eng, s, j, fmt, OpenJsonCall(eng, fmt, (FUNCTION_CALLS_CLOSE,)))
+        return _start_object(eng, s, j, fmt, JsonCallState(eng, fmt, (FUNCTION_CALLS_CLOSE,)))
     return False
 
 
@@ -395,7 +394,7 @@ def token_json_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return j
     if eng.buf[j] != "{":
         return False
-    return _start_object(eng, s, j, "token_json", OpenJsonCall(eng, "token_json", (tokens.KIMI_CALL_END,)))
+    return _start_object(eng, s, j, "token_json", JsonCallState(eng, "token_json", (tokens.KIMI_CALL_END,)))
 
 
 tokens.SECTION_CALLS["token_json"] = token_json_call
@@ -431,7 +430,7 @@ def tool_name_tag(eng: Engine, s: int, e: int, final: bool) -> Decision:
     eng.begin_call("tag_json", s)
     eng.set_name(m.group("name").strip())
     eng.pos = j
-    eng.push(OpenJsonArgs(eng, ("</tool>",)))
+    eng.push(JsonArgsState(eng, ("</tool>",)))
     return True
 
 
@@ -453,7 +452,7 @@ def tool_request(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if j is None or isinstance(j, bool):
         return j
     if buf[j] == "{":
-        return _start_object(eng, s, j, fmt, OpenJsonCall(eng, fmt, TOOL_REQUEST_ENDS))
+        return _start_object(eng, s, j, fmt, JsonCallState(eng, fmt, TOOL_REQUEST_ENDS))
     m = _NAME.match(buf, j)
     if m is None:
         return False
@@ -468,7 +467,7 @@ def tool_request(eng: Engine, s: int, e: int, final: bool) -> Decision:
     eng.begin_call(fmt, s)
     eng.set_name(m.group())
     eng.pos = k
-    eng.push(OpenJsonArgs(eng, TOOL_REQUEST_ENDS))
+    eng.push(JsonArgsState(eng, TOOL_REQUEST_ENDS))
     return True
 
 
@@ -607,7 +606,7 @@ class _FunctionaryBody(State):
             return False
         eng.pos = j
         eng.pop()
-        eng.push(OpenJsonArgs(eng, stops=(RECIPIENT_MARK,) + _MESSAGE_ENDS))
+        eng.push(JsonArgsState(eng, stops=(RECIPIENT_MARK,) + _MESSAGE_ENDS))
         return True
 
 
