@@ -38,6 +38,9 @@ LITERAL_MAX = 5  # longest bare word that can be a literal (``false``, ``False``
 # Longer numbers are rejected rather than held: ``json.loads`` refuses integers past this many digits
 # (sys.int_max_str_digits), and holding an unbounded token would make every feed rescan it.
 NUMBER_MAX = 4300
+# Deeper nesting is malformed: ``json.loads`` cannot load it (RecursionError near 1000 levels), and failing
+# early keeps the container stack, and the work on a hopeless call, bounded.
+DEPTH_MAX = 512
 
 
 def special_chars(quote: str) -> re.Pattern[str]:
@@ -284,6 +287,9 @@ class JsonReader:
                     self._fail(f"expected ':', got {c!r}")
                     return pos
             else:  # VALUE
+                if (c == "{" or c == "[") and len(self.stack) >= DEPTH_MAX:
+                    self._fail(f"nested deeper than {DEPTH_MAX} levels")
+                    return pos
                 if c == "{":
                     self._start("{", pos)
                     out.append("{")
@@ -329,14 +335,14 @@ class JsonReader:
                     out.append(buf[pos:end])
                     pos = end
                     self._end_value(pos)
-                elif c.isalpha() or c == "_":
+                elif c.isascii() and (c.isalpha() or c == "_"):  # str.isalpha alone is unicode-wide
                     end = _WORD.match(buf, pos).end()  # type: ignore[union-attr]  # c is a word start
                     if end >= n and not final and end - pos <= LITERAL_MAX:
                         return pos
                     word = buf[pos:end]
                     lit = _LITERALS.get(word)
                     if lit is None:
-                        self._fail(f"unexpected word {word[:40]!r}")
+                        self._fail(f"unexpected word {word[: LITERAL_MAX + 1]!r}")  # the same for every chunking
                         return pos
                     if lit != word:
                         self._repair(PYTHON_LITERAL)

@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-
 NS_PREFIX = r"[A-Za-z][\w-]{0,31}"
 _NS_SPLIT = re.compile("<(" + NS_PREFIX + "):")
 
@@ -52,7 +51,7 @@ class MarkerSet:
     when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
     """
 
-    __slots__ = ("markers", "_search", "raw_search", "max_len", "ns_suffixes")
+    __slots__ = ("markers", "_search", "_match", "raw_search", "max_len", "ns_suffixes", "extendable")
 
     def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = ()) -> None:
         self.markers = frozenset(m for m in markers if m)
@@ -65,12 +64,25 @@ class MarkerSet:
             ns = _node_regex(_trie(sorted(self.ns_suffixes)))
             top.append(r"<(?:\Z|" + NS_PREFIX + r"(?:\Z|:" + ns + "))")
         pattern = "(?:" + "|".join(top) + ")" if top else "(?!)"
-        self._search = re.compile(pattern, re.S).search
+        compiled = re.compile(pattern, re.S)
+        self._search = compiled.search
+        self._match = compiled.match
         self.raw_search = self._search  # for callers that only need "anything here at all?"
         self.max_len = max((len(m) for m in self.markers), default=0)
+        # Markers that are a proper prefix of another (``[`` and ``[TOOL_CALLS]``): found at the very end of
+        # the buffer, they may still grow into the longer one, so a scanning state holds them until more
+        # input (or the end of the stream) decides, whatever the chunking.
+        self.extendable = frozenset(m for m in self.markers if any(o != m and o.startswith(m) for o in self.markers))
+
+    def match(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:
+        """Like :meth:`search`, anchored at ``pos``: a state that only accepts a marker right here must not
+        scan the rest of the buffer for one (that is O(buffer) per call: quadratic on repeated openers)."""
+        return self._decode(self._match(buf, pos))
 
     def search(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:
-        m = self._search(buf, pos)
+        return self._decode(self._search(buf, pos))
+
+    def _decode(self, m: re.Match[str] | None) -> tuple[int, int, str | None] | None:
         if m is None:
             return None
         tok = m.group()

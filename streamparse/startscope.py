@@ -60,8 +60,8 @@ class StartState(State):
                 eng.pop()
                 return True
             return False
-        found = self.table.markers.search(buf, j)
-        if found is not None and found[0] == j:
+        found = self.table.markers.match(buf, j)
+        if found is not None:
             s, e, tok = found
             if tok is None and not final:
                 return False  # a possible reasoning opener (`<thi`): wait

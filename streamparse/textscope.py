@@ -75,6 +75,12 @@ def open_reasoning(table_for: dict[str, MarkerTable], at_start_only: bool) -> Ha
 # -- code (R3) ---------------------------------------------------------------------------------------
 
 _BACKTICKS = re.compile(r"`+")
+_TILDES = re.compile(r"~+")
+# A backtick or tilde run longer than this is plain text, never a fence or code span: so a run held at the
+# end of a chunk stays bounded. The rest of such a run, arriving later, is recognised by the run character
+# just before it (only a too-long run is ever split from its continuation), so the result is the same
+# for every chunking.
+MAX_RUN = 32
 FenceHandler = "dict[str, Handler]"
 
 
@@ -87,6 +93,10 @@ def backticks(fence_markers: dict[str, Handler]) -> Handler:
     def handler(eng: Engine, s: int, e: int, final: bool) -> bool | None:
         buf = eng.buf
         run_end = _BACKTICKS.match(buf, s).end()  # type: ignore[union-attr]
+        if run_end - s > MAX_RUN or (s > 0 and buf[s - 1] == "`"):
+            eng.text(buf[s:run_end])
+            eng.pos = run_end
+            return True
         if run_end >= len(buf) and not final:
             return None
         run = run_end - s
@@ -96,8 +106,9 @@ def backticks(fence_markers: dict[str, Handler]) -> Handler:
                 if not final and len(buf) - run_end < 256:
                     return None
                 nl = len(buf)
-            info = buf[run_end:nl].strip()
-            special = fence_markers.get(info.lower())
+            # An info line of 256+ characters is decided without its end in every chunking: never special.
+            info = buf[run_end:nl].strip() if nl - run_end < 256 else ""
+            special = fence_markers.get(info.lower()) if info else None
             if special is not None:
                 res = special(eng, s, nl, final)
                 if res is None or res:
@@ -115,12 +126,14 @@ def backticks(fence_markers: dict[str, Handler]) -> Handler:
 
 
 def tildes(eng: Engine, s: int, e: int, final: bool) -> bool | None:
-    if not eng.line_start(s):
-        return False
     buf = eng.buf
-    run_end = e
-    while run_end < len(buf) and buf[run_end] == "~":
-        run_end += 1
+    run_end = _TILDES.match(buf, s).end()  # type: ignore[union-attr]
+    if not eng.line_start(s) or run_end - s > MAX_RUN:
+        eng.text(buf[s:run_end])  # the whole run at once: a tilde run is never retried char by char
+        eng.pos = run_end
+        return True
+    if run_end >= len(buf) and not final:
+        return None
     nl = buf.find("\n", run_end)
     if nl < 0:
         if not final and len(buf) - run_end < 256:
@@ -139,8 +152,11 @@ class FenceState(State):
 
     def __init__(self, char: str, run: int) -> None:
         c = re.escape(char)
-        self.close = re.compile(r"\n {0,3}(" + c + "{" + str(run) + r",})[ \t]*(?=\n|\Z)")
-        self.tail = re.compile(r"\n {0,3}" + c + r"*[ \t]*\Z")
+        # Bounded closing lines (MAX_RUN fence characters, 64 blanks), so the held tail stays bounded.
+        self.close = re.compile(
+            r"\n {0,3}(" + c + "{" + str(run) + "," + str(MAX_RUN) + r"})[ \t]{0,64}(?=\n|\Z)"
+        )
+        self.tail = re.compile(r"\n {0,3}" + c + "{0," + str(MAX_RUN) + r"}[ \t]{0,64}\Z")
 
     def step(self, eng: Engine, final: bool) -> bool:
         buf = eng.buf
@@ -185,6 +201,9 @@ class InlineCodeState(State):
                 eng.pos = m.start()
                 eng.pop()
                 return True
+            if m.end() - m.start() > MAX_RUN or buf[m.start() - 1] == "`":
+                pos = m.end()  # a too-long run (or the rest of one) cannot close the span
+                continue
             if m.end() >= len(buf) and not final:
                 eng.text(buf[eng.pos : m.start()])
                 eng.pos = m.start()
