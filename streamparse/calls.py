@@ -226,14 +226,18 @@ class CallExtractor:
 class _JsonBody(State):
     """What JSON bodies share: the closer after the value, and recovery after malformed JSON."""
 
-    __slots__ = ()
+    # closers: required (or, with optional_close, optional) end markers after the JSON value;
+    # ends: malformed JSON is swallowed through the first of these (default: the closers);
+    # stops: ... or up to the first of these (left for the scan: e.g. the next call's opener);
+    # phase: 0 reading JSON, 1 expecting the closer, 2 recovering after malformed JSON.
+    __slots__ = ("closers", "ends", "stops", "optional_close", "fenced", "phase")
     closers: tuple[str, ...]
-    ends: tuple[str, ...]  # malformed JSON is swallowed through the first of these (default: the closers)
-    stops: tuple[str, ...]  # ... or up to the first of these (left for the scan: the next call's opener)
+    ends: tuple[str, ...]
+    stops: tuple[str, ...]
     optional_close: bool
     fenced: bool
-    list_form: bool
     phase: int
+    list_form: bool
 
     def _close(self, eng: Engine, final: bool) -> bool:
         buf = eng.buf
@@ -334,7 +338,7 @@ class _JsonBody(State):
 class JsonCallState(_JsonBody):
     """One call object (the opener began the candidate) or a list of call objects, then a closer."""
 
-    __slots__ = ("fmt", "closers", "ends", "stops", "optional_close", "fenced", "sink", "phase", "list_form")
+    __slots__ = ("fmt", "sink", "list_form")
 
     def __init__(
         self,
@@ -357,7 +361,7 @@ class JsonCallState(_JsonBody):
         self.fenced = fenced
         self.list_form = list_form
         self.sink = CallExtractor(eng, fmt, 1 if list_form else 0, each=list_form, fallback=fallback)
-        self.phase = 0  # 0 reading JSON, 1 expecting the closer, 2 recovering after malformed JSON
+        self.phase = 0
         if fenced:
             eng.add_repairs([JSON_FENCE])
 
@@ -394,7 +398,7 @@ class JsonCallState(_JsonBody):
 class JsonArgsState(_JsonBody):
     """The arguments object of a call whose name is already known, then a closer."""
 
-    __slots__ = ("closers", "ends", "stops", "optional_close", "fenced", "reader", "phase")
+    __slots__ = ("reader",)
     list_form = False
 
     def __init__(

@@ -159,8 +159,12 @@ class PyCallsState(State):
             if ok:
                 end = j + len(self.closer)
                 if self.form == FENCE:
-                    while end < len(buf) and buf[end] == "`":
+                    # The closing fence may be longer than three backticks: hold until the run ends
+                    # (bounded, as in textscope), so every chunking closes the fence at the same place.
+                    while end < len(buf) and buf[end] == "`" and end - j < 32:
                         end += 1
+                    if end >= len(buf) and end - j < 32 and not final:
+                        return False
                 eng.pos = end
                 eng.pop()
                 return True

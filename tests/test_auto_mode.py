@@ -4,8 +4,8 @@ as with the format configured alone, and prose around it stays text."""
 from __future__ import annotations
 
 import pytest
-
 from invariants import calls, check_stream
+
 from streamparse import formats
 
 AUTO = [n for n in formats.names() if not formats.CATALOG[n].opt_in]

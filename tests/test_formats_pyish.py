@@ -414,3 +414,10 @@ def test_random_chunkings_give_the_same_events(which: int, cuts: list[int]) -> N
     check_deltas(events)
     assert merge_events(events) == merge_events(run([text], formats=formats))
     assert reference(text, formats).tool_calls
+
+
+def test_tool_code_fence_closing_run_is_the_same_under_every_chunking() -> None:
+    from invariants import check_stream
+
+    result = check_stream("```tool_code\nt()````", formats=["gemma_tool_code"])
+    assert [c.name for c in result.tool_calls] == ["t"] and result.text == ""

@@ -63,7 +63,7 @@ def test_finish_reason_reflects_accepted_calls_only() -> None:
 
 def test_stats_count_calls_rejections_repairs_formats_and_input() -> None:
     parser = StreamParser(formats=["hermes"])
-    parser.feed("<tool_call>{'name': 'f', 'arguments': {}}</tool_call>".encode())
+    parser.feed(b"<tool_call>{'name': 'f', 'arguments': {}}</tool_call>")
     parser.feed('<tool_call>{"name": "g", "arguments": {bad}}</tool_call>')
     parser.close()
     stats = parser.stats

@@ -120,10 +120,7 @@ class AnthropicEventWriter:
         out = self._begin()
         out.extend(self._close_block())
         self._finished = True
-        if self.calls_completed:
-            stop = "tool_use"
-        else:
-            stop = _STOP.get(finish_reason or "stop", finish_reason or "end_turn")
+        stop = "tool_use" if self.calls_completed else _STOP.get(finish_reason or "stop", finish_reason or "end_turn")
         out.append(
             {
                 "type": "message_delta",
