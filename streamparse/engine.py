@@ -226,6 +226,8 @@ class Engine:
         self.last_reasoning_nl = True
         self.stats = cfg.new_stats()
         self.largest_hold = 0
+        self.limit = cfg.max_call_chars
+        self.text_search: Callable[[str], object] | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
         self.bytes_in = 0
@@ -235,6 +237,7 @@ class Engine:
         self.gatebook: Any = None  # gates.GateBook once a gated fallback was opened (settled at close)
         self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork
         cfg.start(self)
+        self._arm_text()
 
     # -- driving -------------------------------------------------------------------------------------
 
@@ -251,35 +254,45 @@ class Engine:
     def feed(self, chunk: object) -> list[Event]:
         text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
         self.chars_in += len(text)
-        if self.cfg.max_call_chars is not None and text and not self._fits(text):
-            return self._feed_limited(text, self.cfg.max_call_chars)
-        hot = self.hot
-        # Armed fast path: an open call is streaming an argument string and this chunk is plain content.
-        if hot is not None and self.pos == len(self.buf) and hot.match(text).end() == len(text):  # type: ignore[union-attr]
-            call = self.call
-            limit = self.cfg.max_call_chars
-            if call is not None and (limit is None or call.raw_len + len(text) <= limit):
-                call.raw_parts.append(text)
-                call.raw_len += len(text)
-                args = text
-                if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
-                    args = encode_basestring(text)[1:-1]
-                call.args.append(args)
-                buf = self.buf + text
-                self.buf = buf[-CTX:]
-                self.pos = call.raw_mark = len(self.buf)
-                return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
-        if self.pos == len(self.buf) and text:
-            # Fast path: nothing is held and the state can take the whole chunk in one step.
-            fast = self.state.fast(self, text)
-            if fast is not None:
-                buf = self.buf + text
-                self.buf = buf[-CTX:]
-                self.pos = len(self.buf)
-                call = self.call
-                if call is not None:
-                    call.raw_mark = self.pos
-                return fast
+        limit = self.limit
+        if limit is not None and text and not self._fits(text):
+            return self._feed_limited(text, limit)
+        if self.pos == len(self.buf) and text:  # nothing is held: a fast path may take the whole chunk
+            text_search = self.text_search
+            if text_search is not None:
+                # Visible text with no marker (or marker prefix) anywhere in the chunk: the commonest case.
+                if text_search(text) is None:
+                    buf = self.buf + text
+                    self.buf = buf[-CTX:]
+                    self.pos = len(self.buf)
+                    if not self.seen_output and not text.isspace():
+                        self.seen_output = True
+                    return [TextDelta(text)]
+            else:
+                hot = self.hot
+                # Armed: an open call is streaming an argument string and this chunk is plain content.
+                if hot is not None and hot.match(text).end() == len(text):  # type: ignore[union-attr]
+                    call = self.call
+                    if call is not None and (limit is None or call.raw_len + len(text) <= limit):
+                        call.raw_parts.append(text)
+                        call.raw_len += len(text)
+                        args = text
+                        if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
+                            args = encode_basestring(text)[1:-1]
+                        call.args.append(args)
+                        buf = self.buf + text
+                        self.buf = buf[-CTX:]
+                        self.pos = call.raw_mark = len(self.buf)
+                        return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
+                fast = self.state.fast(self, text)
+                if fast is not None:
+                    buf = self.buf + text
+                    self.buf = buf[-CTX:]
+                    self.pos = len(self.buf)
+                    call = self.call
+                    if call is not None:
+                        call.raw_mark = self.pos
+                    return fast
         self.events = []
         self.buf += text
         self._run(False)
@@ -343,6 +356,7 @@ class Engine:
 
     def _run(self, final: bool) -> None:
         self.hot = None
+        self.text_search = None
         while self.state.step(self, final):
             pass
         call = self.call
@@ -352,6 +366,13 @@ class Engine:
             armed = self.state.arm(self)
             if armed is not None:
                 self.hot, self.hot_escape = armed
+        self._arm_text()
+
+    def _arm_text(self) -> None:
+        """The visible-text fast path is open when the scanner rests in a plain text scope."""
+        state = self.state
+        if type(state) is ScanState and not state.reasoning and self.call is None:
+            self.text_search = state._any_marker
 
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
