@@ -280,9 +280,8 @@ class Engine:
                         if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
                             args = encode_basestring(text)[1:-1]
                         call.args.append(args)
-                        buf = self.buf + text
-                        self.buf = buf[-CTX:]
-                        self.pos = call.raw_mark = len(self.buf)
+                        # The chunk is consumed whole; the buffer (context for line-start and word-boundary
+                        # checks) is left as is: nothing looks behind into a string value.
                         return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
                 fast = self.state.fast(self, text)
                 if fast is not None:
