@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from ..calls import LOOKAHEAD, BlockState, JsonArgsState, JsonCallState, fence_at, skip_ws, starts_or_prefix
-from ..engine import Engine, MarkerTable, ScanState, State
+from ..engine import Engine, Handler, MarkerTable, ScanState, State
 from ..rejections import Reason
 from ..textscope import CONTROL_TOKENS, drop, pop_scope
 from . import tokens
@@ -79,16 +80,24 @@ def _llama_object(eng: Engine, s: int, e: int, final: bool) -> bool:
 _LLAMA_BLOCK = block_table({"{": _llama_object, ";": drop}, LLAMA_ENDS)
 
 
-def python_tag(eng: Engine, s: int, e: int, final: bool) -> Decision:
-    """``<|python_tag|>`` then a JSON call object; built-in tool calls (``brave_search.call(...)``) are text."""
-    j = _next(eng, s, e, "llama3_json", final, token=True)
-    if j is None or isinstance(j, bool):
-        return j
-    if eng.buf[j] != "{":
-        return False
-    eng.pos = e
-    eng.push(BlockState(_LLAMA_BLOCK()))
-    return True
+def _objects_section(fmt: str, table: Callable[[], MarkerTable], token: bool) -> Handler:
+    """An opener followed by one or more JSON call objects, read as a section (``{`` must come next)."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        j = _next(eng, s, e, fmt, final, token=token)
+        if j is None or isinstance(j, bool):
+            return j
+        if eng.buf[j] != "{":
+            return False
+        eng.pos = e
+        eng.push(BlockState(table()))
+        return True
+
+    return handler
+
+
+# ``<|python_tag|>`` then JSON call objects; built-in tool calls (``brave_search.call(...)``) are text.
+python_tag = _objects_section("llama3_json", _LLAMA_BLOCK, token=True)
 
 
 def wire_llama3_json_marked(w: Wiring) -> None:
@@ -339,15 +348,7 @@ def _m1_object(eng: Engine, s: int, e: int, final: bool) -> bool:
 _M1_BLOCK = block_table({"{": _m1_object}, (TOOL_CALLS_CLOSE,))
 
 
-def m1_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
-    j = _next(eng, s, e, "minimax_m1", final, token=False)
-    if j is None or isinstance(j, bool):
-        return j
-    if eng.buf[j] != "{":
-        return False
-    eng.pos = e
-    eng.push(BlockState(_M1_BLOCK()))
-    return True
+m1_open = _objects_section("minimax_m1", _M1_BLOCK, token=False)
 
 
 def wire_jamba(w: Wiring) -> None:
