@@ -271,7 +271,7 @@ class Engine:
             else:
                 hot = self.hot
                 # Armed: an open call is streaming an argument string and this chunk is plain content.
-                if hot is not None and hot.match(text).end() == len(text):  # type: ignore[union-attr]
+                if hot is not None and hot.fullmatch(text) is not None:
                     call = self.call
                     if call is not None and (limit is None or call.raw_len + len(text) <= limit):
                         call.raw_parts.append(text)
