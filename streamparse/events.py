@@ -129,9 +129,12 @@ class ParseResult:
     rejected: list[ToolCallRejected]
     events: list[Event]
     finish_reason: str = "stop"
+    metadata: dict[str, Any] = field(default_factory=dict)  # e.g. the envelope's needsMoreWork
 
     @classmethod
-    def from_events(cls, events: list[Event], finish_reason: str = "stop") -> ParseResult:
+    def from_events(
+        cls, events: list[Event], finish_reason: str = "stop", metadata: dict[str, Any] | None = None
+    ) -> ParseResult:
         text: list[str] = []
         reasoning: list[str] = []
         calls: list[ToolCall] = []
@@ -145,7 +148,7 @@ class ParseResult:
                 calls.append(ev.call)
             elif isinstance(ev, ToolCallRejected):
                 rejected.append(ev)
-        return cls("".join(text), "".join(reasoning), calls, rejected, events, finish_reason)
+        return cls("".join(text), "".join(reasoning), calls, rejected, events, finish_reason, dict(metadata or {}))
 
 
 def merge_events(events: list[Event]) -> list[Event]:

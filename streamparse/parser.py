@@ -118,4 +118,4 @@ def parse(text: str | bytes, formats: Any = "auto", **options: Any) -> ParseResu
     parser = StreamParser(formats, **options)
     events = parser.feed(text)
     events += parser.close()
-    return ParseResult.from_events(events, parser.finish_reason)
+    return ParseResult.from_events(events, parser.finish_reason, parser.metadata)

@@ -90,3 +90,11 @@ def test_options_are_validated_with_clear_errors() -> None:
         StreamParser(max_call_chars=0)
     with pytest.raises(ValueError, match="unknown format"):
         StreamParser(formats=["qwen3coder"])
+
+
+def test_parse_result_carries_the_envelope_metadata() -> None:
+    text = '{"toolCalls": [{"name": "f", "arguments": {}}], "content": "Working.", "needsMoreWork": true}'
+    result = parse(text, formats=["envelope"])
+    assert result.text == "Working." and [c.name for c in result.tool_calls] == ["f"]
+    assert result.metadata == {"needsMoreWork": True}
+    assert parse("plain").metadata == {}
