@@ -26,6 +26,7 @@ __all__ = [
     "ReasoningDelta",
     "StreamParser",
     "TextDelta",
+    "aparse",
     "ToolCall",
     "ToolCallDelta",
     "ToolCallEnd",
