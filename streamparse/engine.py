@@ -232,7 +232,6 @@ class Engine:
         self.hot_escape = False
         self.bytes_in = 0
         self.chars_in = 0
-        self.scratch: dict[str, Any] = {}
         self.gate: Any = None  # gates.Gate in force while an unmarked format's start state runs
         self.gatebook: Any = None  # gates.GateBook once a gated fallback was opened (settled at close)
         self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork

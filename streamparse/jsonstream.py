@@ -43,10 +43,6 @@ NUMBER_MAX = 4300
 DEPTH_MAX = 512
 
 
-def special_chars(quote: str) -> re.Pattern[str]:
-    """The characters that need work inside a string opened by ``quote``."""
-    return _DQ_SPECIAL if quote == '"' else _SQ_SPECIAL
-
 
 _LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false", "None": "null"}
 _ESCAPED_CONTROL = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -51,7 +51,7 @@ class MarkerSet:
     when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
     """
 
-    __slots__ = ("markers", "_search", "_match", "raw_search", "max_len", "ns_suffixes", "extendable")
+    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable")
 
     def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = ()) -> None:
         self.markers = frozenset(m for m in markers if m)
@@ -68,7 +68,6 @@ class MarkerSet:
         self._search = compiled.search
         self._match = compiled.match
         self.raw_search = self._search  # for callers that only need "anything here at all?"
-        self.max_len = max((len(m) for m in self.markers), default=0)
         # Markers that are a proper prefix of another (``[`` and ``[TOOL_CALLS]``): found at the very end of
         # the buffer, they may still grow into the longer one, so a scanning state holds them until more
         # input (or the end of the stream) decides, whatever the chunking.

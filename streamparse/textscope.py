@@ -81,7 +81,6 @@ _TILDES = re.compile(r"~+")
 # just before it (only a too-long run is ever split from its continuation), so the result is the same
 # for every chunking.
 MAX_RUN = 32
-FenceHandler = "dict[str, Handler]"
 
 
 def backticks(fence_markers: dict[str, Handler]) -> Handler:
