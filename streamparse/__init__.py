@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._version import __version__
 from .events import (
     Event,
     ParseResult,
@@ -34,6 +35,7 @@ __all__ = [
     "ToolCallStart",
     "merge_events",
     "parse",
+    "__version__",
 ]
 
 
