@@ -27,9 +27,15 @@ def test_version_is_a_release_string() -> None:
 def test_serve_without_a_cli_dependency_says_which_extra_in_one_line(
     module: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # A None entry in sys.modules makes `import module` raise ModuleNotFoundError, as if not installed.
-    monkeypatch.setitem(sys.modules, module, None)
+    # A None entry in sys.modules makes `import module` raise ModuleNotFoundError, as if not installed. Its
+    # submodules are blocked too: an import of an already loaded `starlette.routing` would not look at the parent.
+    for name in [m for m in sys.modules if m == module or m.startswith(module + ".")] or [module]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.delitem(sys.modules, "streamparse.server", raising=False)
+    if module != "uvicorn":  # if the block failed, fail here rather than serve forever on port 8000
+        import uvicorn
+
+        monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("serve started despite the missing module"))
     code = main(["serve", "--upstream", "http://127.0.0.1:9/v1"])
     out, err = capsys.readouterr()
     assert code == 2
