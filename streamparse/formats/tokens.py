@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from ..calls import LOOKAHEAD, JsonArgsState, fence_at, skip_ws
-from ..engine import Engine, Handler, MarkerTable, ScanState
+from ..core.engine import Engine, Handler, MarkerTable, ScanState
+from ..core.lookahead import LOOKAHEAD, fence_at, skip_ws
 from ..rejections import Reason
-from ..textscope import CONTROL_TOKENS, drop, pop_scope
+from ..states.json_body import JsonArgsState
+from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from .base import FormatSpec, Wiring
 from .openers import Decision, block, block_table
 
@@ -110,7 +111,7 @@ def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
-# The section is shared with token_json (formats/marked.py: a `{` body right after `<|tool_call_begin|>`),
+# The section is shared with token_json (formats/sections.py: a `{` body right after `<|tool_call_begin|>`),
 # which adds its call handler here; inside the section each active format checks its continuation.
 SECTION_CALLS: dict[str, Handler] = {"kimi_k2": kimi_call}
 
