@@ -65,3 +65,15 @@ def fence_at(buf: str, j: int, final: bool) -> int | None | bool:
 def word_char(c: str) -> bool:
     """A character of a word (a marker glued to one is part of the word, not a marker)."""
     return c.isalnum() or c == "_"
+
+
+def after_ws(buf: str, i: int, final: bool) -> int | None | Literal[False]:
+    """Look past whitespace from ``i``, then decide or wait: the index of the next non-whitespace character;
+    None when the buffer ends first and more input may still come; False when the stream ended or
+    :data:`LOOKAHEAD` characters of whitespace were seen (the continuation is not there)."""
+    j = skip_ws(buf, i)
+    if j < len(buf) and buf[j] not in WS:
+        return j
+    if final or j - i >= LOOKAHEAD:
+        return False
+    return None

@@ -7,7 +7,7 @@ import json
 import re
 
 from ..core.engine import Engine, MarkerTable, State
-from ..core.lookahead import LOOKAHEAD, skip_ws
+from ..core.lookahead import after_ws, skip_ws
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
 from .base import FormatSpec, Wiring
@@ -97,9 +97,9 @@ def primed_recipient(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if m.group() == "python":
         return False
     if m.group() != "all":
-        j = skip_ws(buf, m.end())
-        if j >= len(buf):
-            return False if final or j - m.end() >= LOOKAHEAD else None
+        j = after_ws(buf, m.end(), final)
+        if j is None or isinstance(j, bool):
+            return j
         if buf[j] != "{":
             return False
     return _open_message(eng, s, m)

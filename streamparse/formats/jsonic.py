@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine
-from ..core.lookahead import LOOKAHEAD, fence_at, skip_ws, word_char
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, word_char
 from ..states.json_body import JsonCallState
 from .base import FormatSpec, Wiring
 from .openers import Decision, json_call, named_json
@@ -43,10 +43,10 @@ def tool_call_marker(eng: Engine, s: int, e: int, final: bool) -> Decision:
         f = fence_at(buf, j, final)
         if f is None or f is False:
             return f
-        j = skip_ws(buf, f)
-        if j >= len(buf):
-            return False if final else None
-        fenced = True
+        k = after_ws(buf, f, final)
+        if k is None or isinstance(k, bool):
+            return k
+        j, fenced = k, True
     if buf[j] != "{":
         return False
     eng.begin_call("tool_call_marker", s)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, MarkerTable, ScanState
-from ..core.lookahead import LOOKAHEAD, fence_at, skip_ws, starts_or_prefix, word_char
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, starts_or_prefix, word_char
 from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from .base import FormatSpec, Wiring
@@ -228,9 +228,9 @@ def action_fence(eng: Engine, s: int, e: int, final: bool) -> Decision:
     f = fence_at(buf, j, final)
     if f is None or f is False:
         return f
-    k = skip_ws(buf, f)
-    if k >= len(buf):
-        return False if final or k - f >= LOOKAHEAD else None
+    k = after_ws(buf, f, final)
+    if k is None or isinstance(k, bool):
+        return k
     if buf[k] != "[":
         return False
     eng.pos = k

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from ..core.engine import Engine, Handler, MarkerTable, State
-from ..core.lookahead import LOOKAHEAD, fence_at, read_header, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from ..states.blocks import BlockState, close_block
 from ..states.json_body import JsonArgsState, JsonCallState
@@ -21,16 +21,16 @@ NAME_MAX = 200
 def _first(eng: Engine, e: int, final: bool, fences: bool = True) -> tuple[int, bool] | Decision:
     """Skip whitespace (and an optional ```json fence line) after an opener: (index, fenced)."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     if fences and buf[j] == "`":
         f = fence_at(buf, j, final)
         if f is None or f is False:
             return f
-        j = skip_ws(buf, f)
-        if j >= len(buf):
-            return False if final else None
+        j = after_ws(buf, f, final)
+        if j is None or isinstance(j, bool):
+            return j
         return j, True
     return j, False
 
@@ -71,9 +71,9 @@ def block(opener_table: Callable[[], MarkerTable], continuation: str | None = No
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         if continuation is not None:
-            j = skip_ws(eng.buf, e)
-            if j >= len(eng.buf):
-                return False if final or j - e >= LOOKAHEAD else None
+            j = after_ws(eng.buf, e, final)
+            if j is None or isinstance(j, bool):
+                return j
             ok = starts_or_prefix(eng.buf, j, continuation)
             if not ok:
                 return ok if not final else False
@@ -118,9 +118,9 @@ def tag_call(
         if not m:
             return m
         if require_next:
-            j = skip_ws(eng.buf, m.end())
-            if j >= len(eng.buf):
-                return False if final else None
+            j = after_ws(eng.buf, m.end(), final)
+            if j is None or isinstance(j, bool):
+                return j
             results = [starts_or_prefix(eng.buf, j, w) for w in require_next]
             if not any(results):
                 return None if (None in results and not final) else False

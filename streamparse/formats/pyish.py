@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler
-from ..core.lookahead import LOOKAHEAD, read_header, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix
 from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
 from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
@@ -61,9 +61,9 @@ def wrapped_list(closer: str) -> Handler:
 def olmo_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<function_calls>`` + ``NAME(``: Olmo 3 (``<invoke`` is xml_invoke's, ``[``/``{`` function_calls_json)."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     m = match_head(buf, j, final)
     if not m:
         return m
@@ -95,9 +95,9 @@ def wire_pythonic(w: Wiring) -> None:
 def tool_code_fence(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """A ```` ```tool_code ```` fence (``e`` is the end of its info line) whose first line is a call."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     m = match_head(buf, j, final, gemma=True)
     if not m:
         return m
@@ -120,9 +120,9 @@ _GEMMA_NAME = re.compile(r"\s*call:(?P<name>[^\s{}<>:,]{1,200})\{")
 def gemma_call(delim: str, closer: str) -> Handler:
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
-        j = skip_ws(buf, e)
-        if j >= len(buf):
-            return False if final or j - e >= LOOKAHEAD else None
+        j = after_ws(buf, e, final)
+        if j is None or isinstance(j, bool):
+            return j
         ok = starts_or_prefix(buf, j, "call:")
         if not ok:
             return None if ok is None and not final else False
@@ -160,9 +160,9 @@ GENERIC_XML_SYNTAX = TagSyntax(
 def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<tool>`` then (after whitespace) ``<name>NAME</name>``; ``<tool name="...">`` is tag_json's."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     ok = starts_or_prefix(buf, j, "<name>")
     if not ok:
         return None if ok is None and not final else False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
-from ..core.lookahead import LOOKAHEAD, fence_at, skip_ws
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
 from ..states.text import CONTROL_TOKENS, drop, pop_scope
@@ -31,9 +31,9 @@ def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return None if (len(buf) < e + LOOKAHEAD and not final) else False
     head = buf[e:idx].strip()
     after = idx + len(DS_SEP)
-    j = skip_ws(buf, after)
-    if j >= len(buf):
-        return False if final else None
+    j = after_ws(buf, after, final)
+    if j is None or isinstance(j, bool):
+        return j
     if buf[j] == "{" and "deepseek_v31" in active:
         eng.begin_call("deepseek_v31", s)
         eng.set_name(head)
@@ -46,17 +46,17 @@ def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if nl < 0:
         return None if (len(buf) < after + LOOKAHEAD and not final) else False
     name = buf[after:nl].strip()
-    k = skip_ws(buf, nl)
-    if k >= len(buf):
-        return False if final else None
+    k = after_ws(buf, nl, final)
+    if k is None or isinstance(k, bool):
+        return k
     fenced = False
     if buf[k] == "`":
         f = fence_at(buf, k, final)
         if f is None or f is False:
             return f
-        k = skip_ws(buf, f)
-        if k >= len(buf):
-            return False if final else None
+        k = after_ws(buf, f, final)
+        if k is None or isinstance(k, bool):
+            return k
         fenced = True
     if buf[k] != "{":
         return False
@@ -101,9 +101,9 @@ def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     m = _KIMI_ID.fullmatch(buf, e, idx)
     if m is None:
         return False
-    j = skip_ws(buf, idx + len(KIMI_ARGS_BEGIN))
-    if j >= len(buf):
-        return False if final else None
+    j = after_ws(buf, idx + len(KIMI_ARGS_BEGIN), final)
+    if j is None or isinstance(j, bool):
+        return j
     eng.begin_call("kimi_k2", s)
     eng.set_name(m.group("name"), call_id=buf[e:idx].strip())
     eng.pos = j
