@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import pytest
 
 import streamparse
-from streamparse import cli
 from streamparse.cli import main
+
+COMMAND_MODULE = importlib.import_module("streamparse.cli.main")  # the name `main` is also the function
 
 
 def test_version_flag_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -50,6 +52,6 @@ def test_a_missing_module_outside_the_cli_extra_is_not_disguised(monkeypatch: py
     def broken(args: object, out: object) -> int:
         raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
 
-    monkeypatch.setitem(cli._COMMANDS, "formats", broken)
+    monkeypatch.setitem(COMMAND_MODULE._COMMANDS, "formats", broken)
     with pytest.raises(ModuleNotFoundError):
         main(["formats"])
