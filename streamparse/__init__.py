@@ -12,6 +12,7 @@ from .events import (
     ToolCallEnd,
     ToolCallRejected,
     ToolCallStart,
+    TextWasReasoning,
     merge_events,
 )
 from .parser import ParserClosedError, StreamParser, parse
@@ -26,6 +27,7 @@ __all__ = [
     "ReasoningDelta",
     "StreamParser",
     "TextDelta",
+    "TextWasReasoning",
     "aparse",
     "ToolCall",
     "ToolCallDelta",
