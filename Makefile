@@ -27,7 +27,9 @@ fuzz: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check streamparse tests benchmarks examples
+	$(BIN)/ruff format --check streamparse tests benchmarks examples
 	$(BIN)/mypy streamparse
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -6,17 +6,17 @@ every parser built with the same configuration (a server builds one parser per r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from . import formats as catalog
-from .engine import Engine, Handler, MarkerTable, ScanState, State
+from .core.engine import Engine, Handler, MarkerTable, ScanState, State
 from .formats import unmarked
 from .formats.base import Wiring
-from .gates import FALLBACK_MODES, START_FALLBACK, intent_handlers
-from .startscope import StartState
-from .stats import ParserStats
-from .textscope import (
+from .states.gates import FALLBACK_MODES, START_FALLBACK
+from .states.start import StartState, intent_handlers
+from .states.text import (
     CONTROL_TOKENS,
     REASONING,
     REASONING_DROPPED,
@@ -27,9 +27,14 @@ from .textscope import (
     pop_scope,
     tildes,
 )
+from .stats import ParserStats
 from .tools import ToolSet
 
-CALLS_IN_REASONING = ("ignore", "promote")
+# The public string options, as types (``StreamParser`` takes them).
+FormatsOption = Sequence[str] | str | None  # "auto" (or None), one name, or a list of names
+CallsInReasoning = Literal["ignore", "promote"]
+Fallback = Literal["start", "off", "gated"] | None
+CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
 
 
 class Tables:
@@ -43,7 +48,7 @@ class Tables:
             catalog.CATALOG[name].wire(w)
         unmarked.wire_bare(w)  # bare llama3_json / tool_request form c: their specs live in formats/marked.py
         self.wiring = w
-        # Start handlers (R4): named unmarked formats always; otherwise per the fallback policy (gates.py).
+        # Start handlers (start rule): named unmarked formats always; otherwise per the fallback policy (gates.py).
         self.start: tuple[Handler, ...] = tuple(w.start) if explicit or fallback in (None, "start") else ()
         gated: tuple[Handler, ...] = ()
         if fallback == "gated":
@@ -68,11 +73,11 @@ class Tables:
         text.setdefault("</s>", []).append(end_of_output_only)
         for opener in REASONING:
             text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, opener == "<think>"))
-        text.setdefault("</think>", []).append(drop)  # an orphan closer is markup, never text (R10)
+        text.setdefault("</think>", []).append(drop)  # an orphan closer is markup, never text (reasoning rule)
         text.setdefault("`", []).append(backticks(w.fence_infos))
         text.setdefault("~~~", []).append(tildes)
         if gated:
-            for marker, handler in intent_handlers(gated).items():
+            for marker, handler in intent_handlers(gated, lambda: self.text).items():
                 text.setdefault(marker, []).append(handler)
         self.text = MarkerTable(text, w.ns)
 
@@ -97,12 +102,12 @@ class Config:
 
     def __init__(
         self,
-        formats: Any = "auto",
+        formats: FormatsOption = "auto",
         *,
         tools: Any = None,
         start_in_reasoning: bool | None = None,
-        calls_in_reasoning: str = "ignore",
-        fallback: str | None = None,
+        calls_in_reasoning: CallsInReasoning = "ignore",
+        fallback: Fallback = None,
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
     ) -> None:
@@ -118,7 +123,7 @@ class Config:
         self.auto = formats is None or formats == "auto"
         self.tools = ToolSet.from_any(tools)
         if start_in_reasoning is None:
-            # Formats whose every template primes `<think>` (R10) start inside reasoning when named alone.
+            # Formats whose every template primes `<think>` (reasoning rule) start inside reasoning when named alone.
             start_in_reasoning = not self.auto and all(catalog.CATALOG[n].primed for n in active)
         self.start_in_reasoning = bool(start_in_reasoning)
         self.calls_in_reasoning = calls_in_reasoning
@@ -131,7 +136,7 @@ class Config:
         return ScanState(self.tables.text)
 
     def start(self, eng: Engine) -> None:
-        """Set up the scopes a new stream begins in: the start of the output (R4), reasoning if primed."""
+        """Set up the scopes a new stream begins in: the start of the output (start rule), reasoning if primed."""
         if self.tables.start:
             eng.push(StartState(self.tables.text, self.tables.start, START_FALLBACK if self.auto else None))
         if self.start_in_reasoning:

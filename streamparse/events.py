@@ -163,11 +163,7 @@ def merge_events(events: list[Event]) -> list[Event]:
             if isinstance(ev, ReasoningDelta) and isinstance(last, ReasoningDelta):
                 out[-1] = ReasoningDelta(last.text + ev.text)
                 continue
-            if (
-                isinstance(ev, ToolCallDelta)
-                and isinstance(last, ToolCallDelta)
-                and ev.index == last.index
-            ):
+            if isinstance(ev, ToolCallDelta) and isinstance(last, ToolCallDelta) and ev.index == last.index:
                 out[-1] = ToolCallDelta(ev.index, last.arguments + ev.arguments)
                 continue
         out.append(ev)

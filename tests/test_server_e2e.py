@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from streamparse.cli import build_parser
-from streamparse.demo import DEMO_TOOLS, Recording, load_recordings
 from streamparse.events import ParseResult
+from streamparse.parser import build_parser
+from streamparse.recordings import DEMO_TOOLS, Recording, load_recordings
 from streamparse.server import create_app
 
 RECORDINGS = {r.name: r for r in load_recordings()}

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import re
 
-from .calls import LOOKAHEAD, skip_ws, starts_or_prefix
-from .engine import Engine, State
+from ..core.engine import Engine, State
+from ..core.lookahead import LOOKAHEAD, skip_ws, starts_or_prefix
+from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker, gemma_args_to_json
 from .pyliteral import PyCallTracker, parse_call
-from .rejections import Reason
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
 CALL_HEAD = re.compile(r"(?P<name>[^\W\d]\w*(?:[.-]\w+)*)[ \t]*\(")
@@ -41,7 +41,7 @@ def feed_tracker(tracker: PyCallTracker | GemmaArgsTracker, buf: str, pos: int) 
     """Feed ``buf[pos:]``; return (index just past the body's closer or None, broken).
 
     A tracker only breaks at a closing bracket, so the text is fed in pieces that end at closing brackets:
-    a break is then known to end exactly at the end of its piece, whatever the chunking (invariant 1).
+    a break is then known to end exactly at the end of its piece, whatever the chunking (chunking invariance).
     Every character is still fed once.
     """
     n = len(buf)
@@ -77,7 +77,16 @@ class PyCallsState(State):
     """The calls of one Python-style section, from just after its opener (``[`` for lists)."""
 
     __slots__ = (
-        "fmt", "form", "closer", "gemma", "phase", "tracker", "parts", "printed", "held", "pending",
+        "fmt",
+        "form",
+        "closer",
+        "gemma",
+        "phase",
+        "tracker",
+        "parts",
+        "printed",
+        "held",
+        "pending",
         "committed",
     )
 
@@ -85,7 +94,7 @@ class PyCallsState(State):
         self.fmt = fmt
         self.form = form
         self.closer = closer
-        # ``bare``: an unmarked list at the output start is text until its first call is confirmed (R4).
+        # ``bare``: an unmarked list at the output start is text until its first call is confirmed (start rule).
         self.committed = not bare
         self.held: list[str] = [held] if held else []  # bare, not yet committed: consumed text
         self.pending: tuple[str, str] | None = None  # bare: the first call's name and arguments JSON
@@ -103,7 +112,7 @@ class PyCallsState(State):
         eng.pos = end
 
     def _decline(self, eng: Engine) -> bool:
-        """A bare candidate that is not a call list after all: its text is plain text (R4)."""
+        """A bare candidate that is not a call list after all: its text is plain text (start rule)."""
         eng.text("".join(self.held))
         self.held = []
         eng.pop()
@@ -111,7 +120,7 @@ class PyCallsState(State):
 
     def _commit(self, eng: Engine, end: int) -> None:
         """The bare list's first call is confirmed by the ``,`` or ``]`` ending at ``end``: emit it now (its
-        raw markup runs from ``[`` to there, so it ends with the character that completed it, invariant 4),
+        raw markup runs from ``[`` to there, so it ends with the character that completed it, early completion),
         then go on as a list of calls."""
         assert self.pending is not None
         name, args_json = self.pending
@@ -266,7 +275,7 @@ class PyCallsState(State):
         return True
 
     def _close(self, eng: Engine, final: bool) -> bool:
-        """After ``]``: the wrapper's closer (optional, R9), then back to text."""
+        """After ``]``: the wrapper's closer (optional, end-of-stream rule), then back to text."""
         if self.closer is None:
             eng.pop()
             return True
@@ -290,7 +299,7 @@ class PyCallsState(State):
         if not self.committed:
             return self._decline(eng)
         if self.form == LINES:
-            eng.pop()  # Olmo: text after the last call ends the section (its closer is optional, R9)
+            eng.pop()  # Olmo: text after the last call ends the section (its closer is optional, end-of-stream rule)
             return True
         eng.pos = j
         eng.begin_call(self.fmt, j)
@@ -325,7 +334,7 @@ class PyCallsState(State):
         return True
 
     def _truncated(self, eng: Engine) -> None:
-        """R9: a bare candidate that showed ``[NAME(`` and was cut off is a truncated call."""
+        """end-of-stream rule: a bare candidate that showed ``[NAME(`` and was cut off is a truncated call."""
         if self.committed or not self.held:
             return
         raw = "".join(self.held)
@@ -406,7 +415,8 @@ class GemmaCallState(State):
         buf = eng.buf
         j = skip_ws(buf, eng.pos)
         if j >= len(buf):
-            return False  # the closer is required (R9); at the end the engine rejects the call as truncated
+            # The closer is required (end-of-stream rule); at the end the engine rejects the call as truncated.
+            return False
         ok = starts_or_prefix(buf, j, self.closer)
         if ok is None and not final:
             return False
@@ -444,4 +454,3 @@ class GemmaCallState(State):
         eng.pos = end
         eng.pop()
         return True
-

@@ -1,11 +1,11 @@
-"""Handlers and states of visible text shared by every format: code (R3), reasoning (R10), control
-tokens (R11)."""
+"""Handlers and states of visible text shared by every format: code (code rule), reasoning (reasoning rule), control
+tokens (control-token rule)."""
 
 from __future__ import annotations
 
 import re
 
-from .engine import Engine, Handler, MarkerTable, ScanState, State
+from ..core.engine import Engine, Handler, MarkerTable, ScanState, State
 
 CONTROL_TOKENS: tuple[str, ...] = (
     "<|im_end|>",
@@ -26,7 +26,7 @@ CONTROL_TOKENS: tuple[str, ...] = (
     "<|END_TEXT|>",
 )
 
-# Reasoning wrappers (R10): opener -> closer. ``<think>`` opens only at the start of the output.
+# Reasoning wrappers (reasoning rule): opener -> closer. ``<think>`` opens only at the start of the output.
 REASONING: dict[str, str] = {
     "<think>": "</think>",
     "<seed:think>": "</seed:think>",
@@ -44,7 +44,7 @@ def drop(eng: Engine, s: int, e: int, final: bool) -> bool:
 
 
 def end_of_output_only(eng: Engine, s: int, e: int, final: bool) -> bool | None:
-    """``</s>`` is removed only at the very end of the output (R11)."""
+    """``</s>`` is removed only at the very end of the output (control-token rule)."""
     if e < len(eng.buf):
         return False
     if not final:
@@ -72,7 +72,7 @@ def open_reasoning(table_for: dict[str, MarkerTable], at_start_only: bool) -> Ha
     return handler
 
 
-# -- code (R3) ---------------------------------------------------------------------------------------
+# -- code (code rule) ---------------------------------------------------------------------------------------
 
 _BACKTICKS = re.compile(r"`+")
 _TILDES = re.compile(r"~+")
@@ -152,9 +152,7 @@ class FenceState(State):
     def __init__(self, char: str, run: int) -> None:
         c = re.escape(char)
         # Bounded closing lines (MAX_RUN fence characters, 64 blanks), so the held tail stays bounded.
-        self.close = re.compile(
-            r"\n {0,3}(" + c + "{" + str(run) + "," + str(MAX_RUN) + r"})[ \t]{0,64}(?=\n|\Z)"
-        )
+        self.close = re.compile(r"\n {0,3}(" + c + "{" + str(run) + "," + str(MAX_RUN) + r"})[ \t]{0,64}(?=\n|\Z)")
         self.tail = re.compile(r"\n {0,3}" + c + "{0," + str(MAX_RUN) + r"}[ \t]{0,64}\Z")
 
     def step(self, eng: Engine, final: bool) -> bool:

@@ -1,6 +1,6 @@
 """``streamparse demo``: replay a recorded model stream through the parser, with early tool dispatch.
 
-The recordings (``streamparse/recordings/*.json``) are real-looking outputs of several model families,
+The recordings (:mod:`streamparse.recordings`) are real-looking outputs of several model families,
 already cut into token-sized chunks (special tokens whole, other text in 1-6 character pieces), so the
 demo needs no network and replays identically every time. Each accepted call is dispatched to a small
 fake tool the moment its ``ToolCallEnd`` arrives (:class:`~streamparse.dispatch.ToolRunner`), while the
@@ -15,16 +15,14 @@ import json
 import random
 import re
 import sys
-import zlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import IO, Any
 
 import anyio
 
-from .dispatch import ToolResult, ToolRunner
-from .events import (
+from ..dispatch import ToolResult, ToolRunner
+from ..events import (
     Event,
     ReasoningDelta,
     TextDelta,
@@ -33,7 +31,15 @@ from .events import (
     ToolCallRejected,
     ToolCallStart,
 )
-from .parser import StreamParser
+from ..recordings import (
+    DEMO_TOOLS,
+    Recording,
+    find_recording,
+    load_recordings,
+    make_recording,
+    make_tools,
+    tokenish_chunks,
+)
 
 __all__ = [
     "DEMO_TOOLS",
@@ -49,277 +55,6 @@ __all__ = [
 # Seconds per chunk at --speed 1 (about 40-50 tokens/s, a typical local server) and per tool call.
 CHUNK_DELAY = 0.022
 TOOL_LATENCY = 0.35
-
-# --------------------------------------------------------------------------------------------------
-# The fake tools: OpenAI-style definitions (the parser validates against them) and deterministic bodies.
-
-
-def _fn(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
-
-
-_S: dict[str, Any] = {"type": "string"}
-DEMO_TOOLS: list[dict[str, Any]] = [
-    _fn(
-        "get_weather",
-        "Forecast for a city.",
-        {"city": _S, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-        ["city"],
-    ),
-    _fn("write_file", "Write a text file in the workspace.", {"path": _S, "content": _S}, ["path", "content"]),
-    _fn("run_tests", "Run a test file.", {"path": _S, "verbose": {"type": "boolean"}}, ["path"]),
-    _fn("lookup_order", "Fetch an order record.", {"order_id": _S}, ["order_id"]),
-    _fn(
-        "track_shipment",
-        "Carrier status of an order's shipment.",
-        {"order_id": _S, "include_events": {"type": "boolean"}},
-        ["order_id"],
-    ),
-    _fn(
-        "convert_currency",
-        "Convert an amount at today's rate.",
-        {"amount": {"type": "number"}, "from_currency": _S, "to_currency": _S},
-        ["amount", "from_currency", "to_currency"],
-    ),
-    _fn("search_docs", "Search the internal docs.", {"query": _S, "limit": {"type": "integer"}}, ["query"]),
-    _fn(
-        "create_event",
-        "Put an event on the calendar.",
-        {"title": _S, "start": _S, "duration_minutes": {"type": "integer"}},
-        ["title", "start"],
-    ),
-]
-
-_RATES = {"EUR": 1.0, "USD": 1.08, "GBP": 0.85, "JPY": 168.4, "CHF": 0.96}
-
-
-def _get_weather(city: str, unit: str = "celsius") -> dict[str, Any]:
-    seed = sum(map(ord, city))
-    temp_c = 12 + seed % 15
-    temp = temp_c if unit == "celsius" else round(temp_c * 9 / 5 + 32)
-    sky = ["sunny", "partly cloudy", "light rain", "overcast"][seed % 4]
-    return {"city": city, "temperature": temp, "unit": unit, "sky": sky, "rain_chance": (seed * 7) % 90}
-
-
-def _write_file(path: str, content: str) -> dict[str, Any]:
-    # A fake: the demo never touches the disk.
-    return {"path": path, "bytes_written": len(content.encode()), "lines": content.count("\n") + 1}
-
-
-def _run_tests(path: str, verbose: bool = False) -> dict[str, Any]:
-    return {"path": path, "passed": 7, "failed": 0, "duration_s": 0.42, "verbose": verbose}
-
-
-def _lookup_order(order_id: str) -> dict[str, Any]:
-    return {"order_id": order_id, "status": "shipped", "carrier": "DHL", "placed": "2025-06-02"}
-
-
-def _track_shipment(order_id: str, include_events: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"order_id": order_id, "status": "in transit", "eta": "2025-06-11"}
-    if include_events:
-        out["events"] = ["06-03 picked up, Leipzig", "06-05 customs cleared", "06-09 at local depot"]
-    return out
-
-
-def _convert_currency(amount: float, from_currency: str, to_currency: str) -> dict[str, Any]:
-    rate = _RATES.get(to_currency.upper(), 1.0) / _RATES.get(from_currency.upper(), 1.0)
-    return {
-        "amount": amount,
-        "from": from_currency,
-        "to": to_currency,
-        "rate": round(rate, 4),
-        "result": round(amount * rate, 2),
-    }
-
-
-def _search_docs(query: str, limit: int = 5) -> dict[str, Any]:
-    titles = [f"{query.title()}: overview", f"How-to: {query}", f"FAQ: {query}", f"Runbook: {query}"]
-    return {"query": query, "hits": titles[: max(0, min(limit, len(titles)))]}
-
-
-def _create_event(title: str, start: str, duration_minutes: int = 30) -> dict[str, Any]:
-    event_id = "evt_" + format(zlib.crc32(f"{title}|{start}".encode()) % 10**6, "06d")
-    return {
-        "event_id": event_id,
-        "title": title,
-        "start": start,
-        "duration_minutes": duration_minutes,
-        "status": "confirmed",
-    }
-
-
-_FAKE_TOOLS: dict[str, Callable[..., Any]] = {
-    "get_weather": _get_weather,
-    "write_file": _write_file,
-    "run_tests": _run_tests,
-    "lookup_order": _lookup_order,
-    "track_shipment": _track_shipment,
-    "convert_currency": _convert_currency,
-    "search_docs": _search_docs,
-    "create_event": _create_event,
-}
-
-
-def make_tools(latency: float) -> dict[str, Callable[..., Any]]:
-    """The fake tools as async callables that take ``latency`` seconds (0: answer at once)."""
-
-    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        async def tool(**kwargs: Any) -> Any:
-            if latency > 0:
-                await anyio.sleep(latency)
-            return fn(**kwargs)
-
-        tool.__name__ = fn.__name__
-        return tool
-
-    return {name: wrap(fn) for name, fn in _FAKE_TOOLS.items()}
-
-
-# --------------------------------------------------------------------------------------------------
-# Recordings
-
-
-@dataclass(frozen=True)
-class Recording:
-    name: str
-    model: str
-    formats: list[str] | str
-    start_in_reasoning: bool
-    chunks: list[str]
-    title: str = ""
-
-    @property
-    def text(self) -> str:
-        return "".join(self.chunks)
-
-    def parser(self, **options: Any) -> StreamParser:
-        """The model's preset (``StreamParser.for_model``) with the recording's formats and priming."""
-        from .cli import build_parser
-
-        formats = None if self.formats == "auto" else self.formats
-        return build_parser(self.model, formats, start_in_reasoning=self.start_in_reasoning, **options)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "title": self.title,
-            "formats": self.formats,
-            "start_in_reasoning": self.start_in_reasoning,
-            "chunks": self.chunks,
-        }
-
-
-# Special tokens arrive as one token each from a real server; keep them whole. Everything else is cut
-# into 1-6 character pieces, preferring to end a piece after a space (as BPE tokens mostly do).
-_SPECIAL = re.compile(
-    r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|</?(?:think|tool_call|arg_key|arg_value|seed:think)>|\[e~\["
-)
-
-
-def tokenish_chunks(text: str, seed: int = 0) -> list[str]:
-    """Cut ``text`` into token-sized chunks, deterministically for a given ``seed``."""
-    rng = random.Random(seed)
-    chunks: list[str] = []
-    pos = 0
-    for m in _SPECIAL.finditer(text):
-        chunks.extend(_cut(text[pos : m.start()], rng))
-        chunks.append(m.group())
-        pos = m.end()
-    chunks.extend(_cut(text[pos:], rng))
-    return chunks
-
-
-def _cut(text: str, rng: random.Random) -> list[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        n = rng.randint(1, 6)
-        piece = text[i : i + n]
-        space = piece.find(" ", 1)
-        if space > 0 and rng.random() < 0.7:
-            piece = piece[:space]  # the space starts the next token, as in "▁word" vocabularies
-        out.append(piece)
-        i += len(piece)
-    return out
-
-
-def make_recording(
-    name: str,
-    text: str,
-    *,
-    model: str,
-    formats: list[str] | str,
-    start_in_reasoning: bool = False,
-    title: str = "",
-    seed: int = 0,
-) -> Recording:
-    """Build a recording from a full model output (how the bundled files were made)."""
-    return Recording(name, model, formats, start_in_reasoning, tokenish_chunks(text, seed), title)
-
-
-def _recordings_dir() -> Any:
-    return resources.files("streamparse").joinpath("recordings")
-
-
-def load_recordings() -> list[Recording]:
-    """Every bundled recording, sorted by name."""
-    out: list[Recording] = []
-    for entry in sorted(_recordings_dir().iterdir(), key=lambda e: e.name.rsplit(".", 1)[0]):
-        if not entry.name.endswith(".json"):
-            continue
-        data = json.loads(entry.read_text(encoding="utf-8"))
-        out.append(
-            Recording(
-                name=entry.name[: -len(".json")],
-                model=data["model"],
-                formats=data.get("formats", "auto"),
-                start_in_reasoning=bool(data.get("start_in_reasoning", False)),
-                chunks=list(data["chunks"]),
-                title=data.get("title", ""),
-            )
-        )
-    return out
-
-
-def _norm(s: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", s.lower())
-
-
-def find_recording(model: str | None = None, name: str | None = None) -> Recording:
-    """Pick a recording by file name, or by model family (``qwen3-coder``, ``kimi``, a full model id).
-
-    Raises ``LookupError`` listing the choices when nothing matches."""
-    recs = load_recordings()
-    if not recs:
-        raise LookupError("no recordings are bundled")
-    if name is not None:
-        for rec in recs:
-            if rec.name == name:
-                return rec
-        raise LookupError(f"no recording {name!r}; choose one of: {', '.join(r.name for r in recs)}")
-    if model is None:
-        return recs[[r.name for r in recs].index("qwen3")] if any(r.name == "qwen3" for r in recs) else recs[0]
-    want = _norm(model.rsplit("/", 1)[-1])
-    # Most specific first: an exact name or model id, then the longest recording name the request contains
-    # ("qwen3-coder-30b" is Qwen3-Coder, not Qwen3), then recordings whose model id contains the request.
-    for rec in recs:
-        if want in (_norm(rec.name), _norm(rec.model.rsplit("/", 1)[-1])):
-            return rec
-    contained = [r for r in recs if _norm(r.name) in want]
-    if contained:
-        return max(contained, key=lambda r: len(_norm(r.name)))
-    for rec in recs:
-        if want in _norm(rec.model):
-            return rec
-    raise LookupError(f"no recording for model {model!r}; choose one of: {', '.join(r.name for r in recs)}")
-
 
 # --------------------------------------------------------------------------------------------------
 # State shared by both renderings
@@ -528,7 +263,7 @@ async def _replay(rec: Recording, speed: float, on_item: Callable[[Event | ToolR
                 await anyio.sleep(CHUNK_DELAY * scale * rng.uniform(0.4, 1.6))
             yield chunk
 
-    from .aio import aparse
+    from ..aio import aparse
 
     async with runner.run(aparse(source(), parser=parser)) as run:
         async for item in run:

@@ -5,7 +5,7 @@ of candidate calls. A state consumes from ``buf[pos:]``; it returns True when it
 when it needs more input. Scanning states use one compiled :class:`~streamparse.scanner.MarkerSet` per
 scope, so finding the next marker is one ``re`` search regardless of how many formats are active; what a
 marker means is decided by its handlers, tried in order (a shared opener such as ``<tool_call>`` has one
-handler per format, each checking its continuation, FORMATS.md §3).
+handler per format, each checking its continuation, docs/FORMATS.md, auto-detection).
 
 After each ``feed`` the consumed text is dropped; only the held tail (a possible marker prefix, or a
 token a state cannot decide yet) and a few characters of context (for line-start and word-boundary
@@ -15,30 +15,18 @@ checks) are kept, so work is O(input) and memory is O(longest open call).
 from __future__ import annotations
 
 import codecs
-import json
 import logging
 import re
 from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .errors import ParserClosedError
-from .events import (
-    Event,
-    ReasoningDelta,
-    TextDelta,
-    ToolCall,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallRejected,
-    ToolCallStart,
-)
-from .jsonstream import NEEDS_ESCAPE as _NEEDS_ESCAPE
-from .rejections import Reason
-from .scanner import MarkerSet
-
-if TYPE_CHECKING:
-    from .config import Config
+from ..errors import ParserClosedError
+from ..events import Event, ReasoningDelta, TextDelta, ToolCallDelta
+from ..stats import ParserStats
+from .calls import CallGate, CallLifecycle, CallSettings, Candidate
+from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+from .scanner import MarkerSet, marker_set, split_ns
 
 log = logging.getLogger("streamparse")
 
@@ -59,8 +47,6 @@ class MarkerTable:
         handlers: dict[str, list[Handler]],
         ns_handlers: dict[str, list[Handler]] | None = None,
     ) -> None:
-        from .scanner import marker_set
-
         self.handlers = {k: tuple(v) for k, v in handlers.items()}
         self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
         self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers))
@@ -69,8 +55,6 @@ class MarkerTable:
         hs = self.handlers.get(tok)
         if hs is not None:
             return hs
-        from .scanner import split_ns
-
         parts = split_ns(tok)
         if parts is not None:
             return self.ns_handlers.get(parts[1], ())
@@ -139,7 +123,7 @@ class ScanState(State):
         if tok is not None and e == len(buf) and not final and tok in self.table.markers.extendable:
             eng.note_hold(len(buf) - s)  # a complete marker that may still grow into a longer one
             return False
-        if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, R9)
+        if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, end-of-stream rule)
             if final:
                 eng.content(self.reasoning, buf[s:])
                 eng.pos = len(buf)
@@ -159,53 +143,36 @@ class ScanState(State):
         return True
 
 
-class Candidate:
-    """A call being read: its identity, arguments so far and the markup it came from."""
+class EngineConfig(CallSettings, Protocol):
+    """What the engine reads from a configuration (``streamparse.config.Config`` implements it).
 
-    __slots__ = (
-        "format",
-        "index",
-        "id",
-        "name",
-        "args",
-        "pending",
-        "has_args",
-        "started",
-        "reject",
-        "detail",
-        "raw_parts",
-        "raw_mark",
-        "raw_len",
-        "repairs",
-        "fallback",
-        "closed",
-        "gate",
-    )
+    The engine knows no format and no scope: the configuration builds the root scope a stream returns to
+    and pushes the scopes a stream begins in.
+    """
 
-    def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
-        self.format = fmt
-        self.index: int | None = None
-        self.id: str | None = None
-        self.name: str | None = None
-        self.args: list[str] = []
-        self.pending: list[str] = []
-        self.has_args = False
-        self.started = False
-        self.reject: str | None = None
-        self.detail = ""
-        self.raw_parts: list[str] = []
-        self.raw_mark = raw_mark
-        self.raw_len = 0
-        self.repairs: list[str] = []
-        self.fallback = fallback
-        self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
-        self.gate: Any = None  # gates.Gate when seed 003's gates apply to this call
+    @property
+    def format_set(self) -> frozenset[str]:
+        """Names of the active formats (handlers shared by formats check which of them are on)."""
+
+    def initial_state(self, eng: Engine) -> State: ...
+
+    def start(self, eng: Engine) -> None: ...
+
+    def new_stats(self) -> ParserStats: ...
 
 
-class Engine:
+class GateBook(Protocol):
+    """Verdicts held until the end of the stream (the gated fallback's single-candidate rule)."""
+
+    def settle(self, eng: Engine) -> None: ...
+
+
+class Engine(CallLifecycle):
     """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
 
-    def __init__(self, cfg: Config) -> None:
+    cfg: EngineConfig
+
+    def __init__(self, cfg: EngineConfig) -> None:
         self.cfg = cfg
         self.reset()
 
@@ -221,7 +188,9 @@ class Engine:
         self.call: Candidate | None = None
         self.next_index = 0
         self.accepted = 0
-        self.seen_output = False  # visible non-space text or a call was emitted (R4, R10 start rules)
+        self.seen_output = (
+            False  # visible non-space text or a call was emitted (start rule, reasoning rule start rules)
+        )
         self.reasoning_seen = False
         self.last_reasoning_nl = True
         self.stats = cfg.new_stats()
@@ -232,8 +201,8 @@ class Engine:
         self.hot_escape = False
         self.bytes_in = 0
         self.chars_in = 0
-        self.gate: Any = None  # gates.Gate in force while an unmarked format's start state runs
-        self.gatebook: Any = None  # gates.GateBook once a gated fallback was opened (settled at close)
+        self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
+        self.gatebook: GateBook | None = None  # once a gated fallback was opened (settled at close)
         self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork
         cfg.start(self)
         self._arm_text()
@@ -309,7 +278,7 @@ class Engine:
     def _feed_limited(self, text: str, limit: int) -> list[Event]:
         """Feed in pieces so that an open call sees exactly ``limit`` characters of its markup, then is
         rejected too_large the moment more input arrives: the verdict, its raw text and the deltas before
-        it do not depend on the chunking, and nothing past the limit is buffered (FORMATS.md, API.md)."""
+        it do not depend on the chunking, and nothing past the limit is buffered (docs/FORMATS.md, docs/API.md)."""
         self.events = []
         i, n = 0, len(text)
         while i < n:
@@ -427,7 +396,7 @@ class Engine:
             self.events.append(ReasoningDelta(text))
 
     def begin_reasoning_segment(self) -> None:
-        """R10: reasoning segments are joined with a newline."""
+        """reasoning rule: reasoning segments are joined with a newline."""
         if self.reasoning_seen:
             self.events.append(ReasoningDelta("\n"))
 
@@ -440,200 +409,3 @@ class Engine:
             i -= 1
             spaces += 1
         return spaces <= 3 and (i < 0 or buf[i] == "\n")
-
-    # -- calls ---------------------------------------------------------------------------------------
-
-    def begin_call(self, fmt: str, raw_start: int, fallback: bool = False) -> Candidate:
-        if self.call is not None:  # defensive: a state forgot to finish its call
-            self.fail_call(Reason.MALFORMED, "a new call began before the previous one ended", raw_start)
-        cand = Candidate(fmt, raw_start, fallback)
-        if self.gate is not None:
-            self.gate.begin(cand)
-        self.call = cand
-        return cand
-
-    def set_name(self, name: str, call_id: str | None = None) -> None:
-        cand = self.call
-        if cand is None or cand.name is not None:
-            return
-        cand.name = name
-        if call_id:
-            cand.id = call_id
-        if not name:
-            cand.reject, cand.detail = Reason.MALFORMED, "empty tool name"
-            return
-        tools = self.cfg.tools
-        if tools is not None and name not in tools:
-            cand.reject, cand.detail = Reason.UNKNOWN_TOOL, f"{name!r} is not a declared tool"
-            return
-        if cand.closed:
-            return
-        cand.index = self.next_index
-        self.next_index += 1
-        if cand.id is None:
-            cand.id = f"{self.cfg.id_prefix}{cand.index}"
-        cand.started = True
-        self.events.append(ToolCallStart(cand.index, cand.id, name))
-
-    def args(self, text: str) -> None:
-        cand = self.call
-        if cand is None or not text:
-            return
-        cand.has_args = True
-        if cand.closed:
-            return
-        cand.args.append(text)
-        cand.pending.append(text)
-
-    def fast_args(self, text: str, args: str) -> list[Event] | None:
-        """Fast path of a state streaming a whole chunk ``text`` as argument text ``args``."""
-        cand = self.call
-        if cand is None or not cand.started or cand.closed or cand.pending:
-            return None
-        limit = self.cfg.max_call_chars
-        if limit is not None and cand.raw_len + len(text) > limit:
-            return None
-        if self.pos > cand.raw_mark:
-            return None
-        cand.raw_parts.append(text)
-        cand.raw_len += len(text)
-        cand.args.append(args)
-        cand.has_args = True
-        return [ToolCallDelta(cand.index, args)]  # type: ignore[arg-type]
-
-    def add_repairs(self, repairs: list[str]) -> None:
-        cand = self.call
-        if cand is not None:
-            for r in repairs:
-                if r not in cand.repairs:
-                    cand.repairs.append(r)
-
-    def _flush_deltas(self, cand: Candidate) -> None:
-        pending = cand.pending
-        text = pending[0] if len(pending) == 1 else "".join(pending)
-        pending.clear()
-        if text and cand.index is not None:
-            self.events.append(ToolCallDelta(cand.index, text))
-
-    def _raw(self, cand: Candidate, end: int) -> str:
-        if cand.closed:
-            return ""
-        if end > cand.raw_mark:
-            cand.raw_parts.append(self.buf[cand.raw_mark : end])
-            cand.raw_mark = end
-        return "".join(cand.raw_parts)
-
-    def end_call(self, end: int) -> None:
-        """The call's closing delimiter ends at ``end``: finish, validate, emit End or Rejected."""
-        cand = self.call
-        if cand is None:
-            return
-        if cand.closed:
-            self.call = None
-            return
-        raw = self._raw(cand, end)
-        self.call = None
-        if cand.reject is not None:
-            self._reject(cand, cand.reject, cand.detail, raw)
-            return
-        if cand.name is None:
-            self._reject(cand, Reason.MALFORMED, "no tool name", raw)
-            return
-        if not cand.has_args:
-            cand.args.append("{}")
-            cand.pending.append("{}")
-        if cand.pending:
-            self._flush_deltas(cand)
-        args_json = cand.args[0] if len(cand.args) == 1 else "".join(cand.args)
-        try:
-            args = json.loads(args_json)
-        except (ValueError, RecursionError) as exc:
-            self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
-            return
-        if not isinstance(args, dict):
-            self._reject(cand, Reason.MALFORMED, "arguments are not a JSON object", raw)
-            return
-        validation = "skipped"
-        tools = self.cfg.tools
-        if tools is not None:
-            problem = tools.validate(cand.name, args)
-            if problem is not None:
-                self._reject(cand, Reason.SCHEMA_VIOLATION, problem, raw)
-                return
-            validation = "pass"
-        assert cand.index is not None and cand.id is not None
-        call = ToolCall(
-            id=cand.id,
-            name=cand.name,
-            arguments=args,
-            arguments_json=args_json,
-            format=cand.format,
-            raw=raw,
-            fallback_used=cand.fallback,
-            repairs=list(cand.repairs),
-            validation=validation,  # type: ignore[arg-type]
-        )
-        if cand.gate is not None and cand.gate.defer(self, cand, call):
-            return  # seed 003's gates decide at close
-        self.accept(cand, call)
-
-    def accept(self, cand: Candidate, call: ToolCall) -> None:
-        assert cand.index is not None
-        self.accepted += 1
-        self.seen_output = True
-        self.stats.record_call(cand.format, cand.repairs, cand.fallback)
-        log.debug(  # seed 003's telemetry fields, one line per decision
-            "call %s accepted: format=%s fallback_used=%s repairs=%s validation=%s",
-            cand.name, cand.format, cand.fallback, cand.repairs, call.validation,
-        )
-        self.events.append(ToolCallEnd(cand.index, call))
-
-    def fail_call(self, reason: str, detail: str, end: int) -> None:
-        """Reject the open call; its markup up to ``end`` is the rejection's raw text."""
-        cand = self.call
-        if cand is None:
-            return
-        self.call = None
-        if cand.closed:
-            return
-        raw = self._raw(cand, end)
-        if cand.reject is not None:
-            reason, detail = cand.reject, cand.detail  # an earlier, more specific verdict stands
-        self._reject(cand, reason, detail, raw)
-
-    def truncate_call(self) -> None:
-        self.fail_call(Reason.TRUNCATED, "the stream ended inside the call", len(self.buf))
-
-    def reject_too_large(self) -> None:
-        cand = self.call
-        if cand is None or cand.closed:
-            return
-        if self.pos > cand.raw_mark:  # consumed but not yet moved to raw_parts
-            cand.raw_parts.append(self.buf[cand.raw_mark : self.pos])
-            cand.raw_mark = self.pos
-        # The call's markup so far, including the part a state still holds undecided.
-        raw = "".join(cand.raw_parts) + self.buf[cand.raw_mark :]
-        limit = self.cfg.max_call_chars
-        if cand.reject is not None:  # an earlier, more specific verdict stands (as in fail_call)
-            self._reject(cand, cand.reject, cand.detail, raw)
-        else:
-            self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
-        cand.closed = True
-        cand.raw_parts = []
-        cand.args = []
-        cand.pending = []
-
-    def _reject(self, cand: Candidate, reason: str, detail: str, raw: str) -> None:
-        if cand.started and cand.pending:
-            self._flush_deltas(cand)  # what streamed so far, whatever the chunking (invariant 1)
-        if cand.index is None:
-            cand.index = self.next_index
-            self.next_index += 1
-        self.stats.record_rejection(str(reason), cand.format)
-        log.debug(
-            "call %r rejected: reason=%s format=%s fallback_used=%s detail=%s",
-            cand.name, str(reason), cand.format, cand.fallback, detail,
-        )
-        self.events.append(
-            ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format)
-        )

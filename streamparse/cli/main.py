@@ -13,24 +13,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .events import Event, event_to_json
-from .parser import StreamParser
+from ..events import Event, event_to_json
+from ..parser import build_parser, describe
 
 INPUT_KINDS = ("text", "openai-sse", "ollama", "anthropic-sse")
-
-
-def build_parser(model: str | None = None, formats: Sequence[str] | str | None = None, **options: Any) -> StreamParser:
-    """A parser for ``model``'s preset (explicit ``formats`` win), or for ``formats`` (default ``"auto"``).
-
-    Shared by the CLI and the proxy. Without a presets table (an older core) a model id gives ``"auto"``."""
-    if formats is not None:
-        options["formats"] = list(formats) if not isinstance(formats, str) else formats
-    if model:
-        try:
-            return StreamParser.for_model(model, **options)
-        except ImportError:  # no streamparse.presets yet: fall back to the catalog's auto mode
-            pass
-    return StreamParser(**options)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -71,7 +57,7 @@ def _events(args: argparse.Namespace, stream: IO[bytes]) -> Iterator[Event]:
             yield from parser.feed(chunk)
         yield from parser.close()
         return
-    from . import providers
+    from .. import providers
 
     if args.input == "openai-sse":
         yield from providers.openai_sse_events(chunks, parser=parser)
@@ -85,7 +71,7 @@ def cmd_parse(args: argparse.Namespace, out: IO[str]) -> int:
     if args.chunk_size is not None and args.chunk_size < 1:
         print("streamparse parse: --chunk-size must be at least 1", file=sys.stderr)
         return 2
-    from .providers.base import ProviderError
+    from ..providers.base import ProviderError
 
     src: IO[bytes]
     if args.file == "-":
@@ -119,12 +105,12 @@ def _one_line(text: str) -> str:
 
 
 def cmd_formats(args: argparse.Namespace, out: IO[str]) -> int:
-    from . import formats
+    from .. import formats
 
     names = formats.names()
     width = max(len(n) for n in names) + 2
     for name in names:
-        info = formats.describe(name)
+        info = describe(name)
         if args.long:
             out.write(f"{name}\n  models:     {info['models']}\n  delimiters: {_one_line(info['delimiters'])}\n")
             out.write(f"  example:    {_one_line(info['example'])}\n")
@@ -164,7 +150,7 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     import uvicorn
 
-    from .server import create_app
+    from ..server import create_app
 
     try:
         app = create_app(args.upstream, preset=args.model_preset, formats=args.format)
@@ -227,7 +213,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

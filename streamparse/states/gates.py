@@ -1,13 +1,15 @@
-"""How calls found by unmarked formats are treated: ``fallback_used`` and seed 003's gates.
+"""How calls found by unmarked formats are treated: ``fallback_used`` and the gates of the
+fail-closed fallback playbook.
 
-``StreamParser(fallback=...)`` (API.md):
+``StreamParser(fallback=...)`` (docs/API.md):
 
 - ``None`` (default): unmarked formats (bare json / envelope / xlam / llama3_json, tool_request form c,
   bare pythonic) are tried at the start of the output; when they are named in ``formats`` the JSON family
-  is also tried at every line start (R4). Calls found by a format that was not named have
+  is also tried at every line start (start rule). Calls found by a format that was not named have
   ``fallback_used=True``.
 - ``"off"``: unmarked formats are tried only when named in ``formats``.
-- ``"gated"``: unmarked formats that are not named are tried only behind seed 003's gates, all of which
+- ``"gated"``: unmarked formats that are not named are tried only behind the gates, all of
+  which
   must pass:
 
   1. explicit intent: a line ``need_tool: yes`` (at a line start; ``true`` also accepted) or the word
@@ -18,26 +20,23 @@
   4. strict validation: the arguments must validate against the tool's schema (``validation == "pass"``).
   5. a single candidate in the whole output: with two or more, every gated candidate is rejected
      ``ambiguous``. So a gated call's ``ToolCallEnd`` is held until ``close()`` (its Start and deltas
-     stream as usual): the one place where early completion (invariant 4) yields to fail-closed.
+     stream as usual): the one place where early completion (early completion) yields to fail-closed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from .engine import Engine, Handler, MarkerTable
-from .rejections import Reason
-
-if TYPE_CHECKING:
-    from .engine import Candidate
-    from .events import ToolCall
+from ..core.calls import Candidate
+from ..core.engine import Engine
+from ..events import ToolCall
+from ..rejections import Reason
 
 GATED_MAX_CHARS = 2048
 FALLBACK_MODES = (None, "start", "off", "gated")
 INTENT_LINE = "need_tool:"
 INTENT_TOKEN = "CALL_TOOL"
-_INTENT_YES = ("yes", "true")
+INTENT_YES = ("yes", "true")
 
 
 @dataclass
@@ -66,7 +65,12 @@ class Gate:
     """The context a start handler runs in: whether its calls are fallbacks, and the gates (if any)."""
 
     fallback: bool
-    book: GateBook | None = None  # gated: seed 003's rules apply
+    book: GateBook | None = None  # gated: the single-candidate rules apply
+
+    @property
+    def max_chars(self) -> int | None:
+        """Most characters a candidate may be held under this gate (None: no gate's own bound)."""
+        return GATED_MAX_CHARS if self.book is not None else None
 
     def begin(self, cand: Candidate) -> None:
         cand.fallback = cand.fallback or self.fallback
@@ -90,52 +94,3 @@ class Gate:
 
 
 START_FALLBACK = Gate(fallback=True)
-
-
-def _word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
-
-
-def _open_gate(eng: Engine, handlers: tuple[Handler, ...], end: int) -> bool:
-    from .startscope import StartState
-
-    if eng.gatebook is None:
-        eng.gatebook = GateBook()
-    eng.pos = end
-    table: MarkerTable = eng.cfg.tables.text
-    eng.push(StartState(table, handlers, Gate(fallback=True, book=eng.gatebook)))
-    return True
-
-
-def intent_handlers(handlers: tuple[Handler, ...]) -> dict[str, Handler]:
-    """Markers of the visible-text scope that open the gate for ``handlers`` (the unmarked formats)."""
-
-    def need_tool(eng: Engine, s: int, e: int, final: bool) -> bool | None:
-        if not eng.line_start(s):
-            return False
-        buf = eng.buf
-        nl = buf.find("\n", e, e + 32)
-        if nl < 0:
-            if not final and len(buf) - e < 32:
-                return None
-            if len(buf) - e >= 32:
-                return False
-            nl = len(buf)
-        if buf[e:nl].strip().lower() not in _INTENT_YES:
-            return False
-        return _open_gate(eng, handlers, nl)
-
-    def call_tool(eng: Engine, s: int, e: int, final: bool) -> bool | None:
-        buf = eng.buf
-        if s > 0 and _word_char(buf[s - 1]):
-            return False
-        if e >= len(buf):
-            if not final:
-                return None
-        elif _word_char(buf[e]):
-            return False
-        elif buf[e] == ":":
-            e += 1
-        return _open_gate(eng, handlers, e)
-
-    return {INTENT_LINE: need_tool, INTENT_TOKEN: call_tool}

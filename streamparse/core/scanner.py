@@ -25,8 +25,11 @@ def split_ns(tok: str) -> tuple[str, str] | None:
     return m.group(1), tok[m.end() :]
 
 
-def _trie(markers: Iterable[str]) -> dict[str, dict]:
-    root: dict[str, dict] = {}
+_Trie = dict[str, "_Trie"]
+
+
+def _trie(markers: Iterable[str]) -> _Trie:
+    root: _Trie = {}
     for marker in markers:
         node = root
         for ch in marker:
@@ -35,7 +38,7 @@ def _trie(markers: Iterable[str]) -> dict[str, dict]:
     return root
 
 
-def _node_regex(node: dict[str, dict]) -> str:
+def _node_regex(node: _Trie) -> str:
     """Longest marker first; a branch may also stop at the end of the buffer (a possible prefix)."""
     alts = [re.escape(ch) + _node_regex(child) for ch, child in node.items() if ch]
     alts.append(r"\Z")

@@ -1,4 +1,4 @@
-"""Incremental reader of one JSON value, applying the R6 repairs while it streams.
+"""Incremental reader of one JSON value, applying the repair rules repairs while it streams.
 
 Why not ijson or jiter: both parse complete tokens only (a 100 KB string arrives as one event when it
 closes) and neither applies the repairs models need (single quotes, trailing commas, Python literals, raw
@@ -41,7 +41,6 @@ NUMBER_MAX = 4300
 # Deeper nesting is malformed: ``json.loads`` cannot load it (RecursionError near 1000 levels), and failing
 # early keeps the container stack, and the work on a hopeless call, bounded.
 DEPTH_MAX = 512
-
 
 
 _LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false", "None": "null"}

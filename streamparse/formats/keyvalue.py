@@ -1,7 +1,7 @@
-"""The body of a key_value call (FORMATS.md ``key_value``): ``NAME for K V K V ...`` up to the end of the line.
+"""The body of a key_value call (docs/FORMATS.md ``key_value``): ``NAME for K V K V ...`` up to the end of the line.
 
 Values are ``"..."`` (spaces allowed, ``\\"`` and ``\\\\`` escapes) or a run of non-spaces, typed by the tool
-schema (R7). Tokens are consumed as they arrive (the buffer is never re-scanned), and each key/value pair
+schema (text-value rule). Tokens are consumed as they arrive (the buffer is never re-scanned), and each key/value pair
 is written to the arguments JSON as soon as its value is complete.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 
-from .coerce import coerce_text_value
-from .engine import Engine, State
-from .rejections import Reason
+from ..core.engine import Engine, State
+from ..rejections import Reason
+from ..states.coerce import coerce_text_value
 
 _BLANK = " \t\r"
 _QUOTED_STOP = re.compile(r'["\\\n]')

@@ -1,8 +1,8 @@
-"""R7: turn the raw text of an XML-style argument value into the JSON value its schema asks for.
+"""text-value rule: turn the raw text of an XML-style argument value into the JSON value its schema asks for.
 
 Formats such as qwen3_coder, xml_invoke or glm45 write every argument as text
 (``<parameter=minutes>15</parameter>``); only the tool schema says whether ``15`` is the integer 15 or
-the string "15". The rules (FORMATS.md R7):
+the string "15". The rules (the text-value rule, docs/FORMATS.md):
 
 - string: the text unchanged (``02134``, ``true``, ``{"a":1}`` stay strings; whitespace kept).
 - integer: ``-?\\d+``, or an integral float literal (``140.0``, ``1e3``).
@@ -56,7 +56,7 @@ def _json_type_of(value: Any) -> str | None:
 
 
 def _collect(schema: Any, out: list[str], depth: int) -> None:
-    """Append the types ``schema`` allows, in the order R7 tries them (duplicates removed later)."""
+    """Append the types ``schema`` allows, in the order text-value rule tries them (duplicates removed later)."""
     if depth > _MAX_DEPTH or not isinstance(schema, dict):
         if schema is True or (isinstance(schema, dict) and depth > _MAX_DEPTH):
             out.append(_ANY)
@@ -96,7 +96,7 @@ def _collect(schema: Any, out: list[str], depth: int) -> None:
 
 
 def schema_types(schema: Any) -> list[str]:
-    """The JSON types ``schema`` allows, in R7 try-order, deduplicated; ``"any"`` marks a member
+    """The JSON types ``schema`` allows, in text-value rule try-order, deduplicated; ``"any"`` marks a member
     without type information. Empty when the schema says nothing about types."""
     found: list[str] = []
     try:
@@ -219,7 +219,7 @@ def _coerce_to(kind: str, raw: str, text: str) -> Any:
 
 
 def coerce_text_value(raw: str, schema: dict[str, Any] | None) -> Any:
-    """The value of a text-valued argument under R7 (see the module docstring). Never raises."""
+    """The value of a text-valued argument under text-value rule (see the module docstring). Never raises."""
     try:
         types = schema_types(schema)
         if not types:
