@@ -12,7 +12,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
 CORPUS = [
-    'This is some prior text that has nothing to do with tool calling. Sure, let me check the weather.',
+    "This is some prior text that has nothing to do with tool calling. Sure, let me check the weather.",
     '{"name": "get_current_temperature", "arguments": {"location": "San Francisco", "unit": "celsius"}}',
     '{"name": "search", "arguments": {"q": "cats"}} final_answer trigger true false null 0123456789',
     "<function=get_weather><parameter=city>Paris</parameter></function> [get_weather(city='Paris')]",

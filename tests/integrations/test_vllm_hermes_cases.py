@@ -170,7 +170,9 @@ def test_streaming_bare_string_arguments_at_stream_interval(make: Any, tok: Any,
     assert json.loads(joined_arguments(deltas)) == "hello"
 
 
-@pytest.mark.parametrize("value", ['{"param": "max_connections"}', "hello", "{hello world}", "[oops", '{"a": 1} tail text'])
+@pytest.mark.parametrize(
+    "value", ['{"param": "max_connections"}', "hello", "{hello world}", "[oops", '{"a": 1} tail text']
+)
 @pytest.mark.parametrize("interval", [1, 3])
 def test_streaming_string_arguments_equal_one_shot(make: Any, tok: Any, req: Any, value: str, interval: int) -> None:
     text = "<tool_call>" + json.dumps({"name": "f", "arguments": value}) + "</tool_call>"
