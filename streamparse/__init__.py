@@ -7,12 +7,12 @@ from .events import (
     ParseResult,
     ReasoningDelta,
     TextDelta,
+    TextWasReasoning,
     ToolCall,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallRejected,
     ToolCallStart,
-    TextWasReasoning,
     merge_events,
 )
 from .parser import ParserClosedError, StreamParser, parse
