@@ -62,3 +62,16 @@ def test_relative_links_point_at_files_in_the_repository() -> None:
 def test_install_names_the_distribution_not_the_import_name() -> None:
     assert "pip install streamparse-llm" in README
     assert "pip install streamparse\n" not in README and "pip install streamparse " not in README
+
+
+def test_install_commands_anywhere_in_the_docs_use_the_distribution_name() -> None:
+    # `pip install streamparse` installs an unrelated Apache Storm library.
+    texts = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "streamparse").rglob("*.py"))]
+    wrong = re.compile(r"pip install '?streamparse(?![-\w])")
+    offenders = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in texts
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if wrong.search(line)
+    ]
+    assert offenders == []
