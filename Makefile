@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo bench fuzz lint clean
+.PHONY: test test-browser demo bench fuzz lint docs clean test-vllm vllm-baseline bench-vllm
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,28 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The playground in a real browser: Debian's chromium and chromedriver (apt-get when run as root and they are
+# missing; never a downloaded browser), driven by selenium (the `browser` extra). Screenshots: .artifacts/browser.
+BROWSER_STAMP := $(VENV)/.browser
+$(BROWSER_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[browser]"
+	touch $(BROWSER_STAMP)
+
+test-browser: $(BROWSER_STAMP)
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	  else \
+	    echo "test-browser needs chromium and chromedriver: sudo apt-get install -y chromium chromium-driver"; exit 1; \
+	  fi; \
+	fi
+	$(BIN)/python -m pytest -q tests_browser
+
+# The docs site (mkdocs-material + mkdocstrings, in the test extra): built offline into site/, and any
+# warning (a broken link, a missing page or snippet) fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 demo: $(STAMP)
 	$(BIN)/streamparse demo
@@ -26,8 +48,30 @@ fuzz: $(STAMP)
 	$(BIN)/python benchmarks/fuzz.py --inputs 1000000
 
 lint: $(STAMP)
-	$(BIN)/ruff check streamparse tests benchmarks examples
+	$(BIN)/ruff check streamparse tests tests_browser benchmarks examples
+	$(BIN)/ruff format --check streamparse tests tests_browser benchmarks examples
 	$(BIN)/mypy streamparse
+	$(BIN)/lint-imports
+
+# vLLM 0.33 + SGLang 0.5.23 on CPU torch, without their dependency trees (scripts/engine_env.sh).
+ENGINE_VENV  := .venv-vllm
+ENGINE_STAMP := $(ENGINE_VENV)/.installed
+ENGINE_TESTS := STREAMPARSE_ENGINE_TESTS=1 $(ENGINE_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/integrations
+
+$(ENGINE_STAMP): scripts/engine_env.sh scripts/engine-requirements.txt pyproject.toml
+	bash scripts/engine_env.sh $(ENGINE_VENV)
+	touch $(ENGINE_STAMP)
+
+# The adapters against the engines' cases (tests/integrations, which `make test` does not collect).
+test-vllm: $(ENGINE_STAMP)
+	$(ENGINE_TESTS) -m "not peer"
+
+# The engines' own parsers on the same cases: the baseline the adapters are compared with (failures expected).
+vllm-baseline: $(ENGINE_STAMP)
+	-$(ENGINE_TESTS) -m peer -rf
+
+bench-vllm: $(ENGINE_STAMP)
+	$(ENGINE_VENV)/bin/python benchmarks/vllm_adapter.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(ENGINE_VENV) build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

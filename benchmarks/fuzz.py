@@ -1,12 +1,13 @@
-"""The long fuzzing campaign: random marker soup through every format, checking the API.md invariants.
+"""The long fuzzing campaign: random marker soup through every format, checking the docs/API.md invariants.
 
 Inputs are random mixtures of fragments: every format's delimiters and example (and random cuts of them,
 so partial markers end up everywhere), the compiled visible-text markers, control and reasoning tokens,
 JSON pieces, unicode (CJK, emoji, U+2028, NUL) and whitespace. Each input is parsed with one configured
 format (or ``auto``) and optionally a tool allowlist, fed whole, one character at a time, one UTF-8 byte
 at a time (sometimes) and in random chunks. Counted per input: an exception from ``feed``/``close`` (the
-library must never raise on model output), a difference between chunkings (invariant 1), and a broken
-argument stream (invariant 2). The first failing inputs are written to ``--out`` for reproduction.
+library must never raise on model output), a difference between chunkings (chunking invariance), and a broken
+argument stream (argument deltas join to arguments_json). The first failing inputs are written to
+``--out`` for reproduction.
 
     python benchmarks/fuzz.py --inputs 1000000          # make fuzz (both cores)
     python benchmarks/fuzz.py --inputs 20000 --workers 1 --seed 7
@@ -98,8 +99,8 @@ _PLACEHOLDERS = re.compile(r"\s+|NAME|ARGS|IDX|\.\.\.|\(one line.*|\(any ns.*|·
 @lru_cache(maxsize=1)
 def fragments() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(markers, others): every delimiter piece of every format plus the scanner's markers; the rest."""
-    from streamparse import textscope
     from streamparse.config import tables
+    from streamparse.states import text as textscope
 
     markers: set[str] = set()
     examples: list[str] = []

@@ -1,4 +1,4 @@
-"""Pathological inputs: is the parser linear in time and bounded in memory (API.md invariant 7)?
+"""Pathological inputs: is the parser linear in time and bounded in memory (docs/API.md linear cost)?
 
 Each case is built at 1 MB and at 10 MB and fed in fixed-size chunks (4096 characters by default, about
 what an HTTP read or an SSE batch delivers; ``--chunk 4`` gives token-sized pieces). For each case the

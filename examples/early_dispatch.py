@@ -85,9 +85,7 @@ async def main() -> None:
     async with runner.run(events) as run:
         async for item in run:
             if isinstance(item, ToolCallEnd):
-                stamp(
-                    f"model: call #{item.index} {item.call.name}{item.call.arguments} complete -> dispatched"
-                )
+                stamp(f"model: call #{item.index} {item.call.name}{item.call.arguments} complete -> dispatched")
             elif isinstance(item, ToolCallRejected):
                 stamp(f"model: candidate #{item.index} rejected ({item.reason}); not run")
             elif isinstance(item, ToolResult):

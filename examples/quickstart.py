@@ -30,7 +30,7 @@ def main() -> None:
     parser.close()
     print("finish_reason:", parser.finish_reason)
 
-    text = "<think>Which order?</think>Checking.\n" + "".join(chunks[1:]).replace('_call>', "<tool_call>", 1)
+    text = "<think>Which order?</think>Checking.\n" + "".join(chunks[1:]).replace("_call>", "<tool_call>", 1)
     result = parse(text, formats="auto", tools=TOOLS)
     print("parse():", repr(result.reasoning), repr(result.text), [c.to_openai() for c in result.tool_calls])
 

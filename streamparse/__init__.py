@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ._version import __version__
 from .events import (
     Event,
     ParseResult,
     ReasoningDelta,
     TextDelta,
+    TextWasReasoning,
     ToolCall,
     ToolCallDelta,
     ToolCallEnd,
@@ -26,6 +28,7 @@ __all__ = [
     "ReasoningDelta",
     "StreamParser",
     "TextDelta",
+    "TextWasReasoning",
     "aparse",
     "ToolCall",
     "ToolCallDelta",
@@ -34,6 +37,7 @@ __all__ = [
     "ToolCallStart",
     "merge_events",
     "parse",
+    "__version__",
 ]
 
 

@@ -6,30 +6,42 @@ every parser built with the same configuration (a server builds one parser per r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from . import formats as catalog
-from .engine import Engine, Handler, MarkerTable, ScanState, State
+from .core.engine import Engine, Handler, MarkerTable, ScanState, State
 from .formats import unmarked
 from .formats.base import Wiring
-from .gates import FALLBACK_MODES, START_FALLBACK, intent_handlers
-from .startscope import StartState
-from .stats import ParserStats
-from .textscope import (
+from .states.gates import FALLBACK_MODES, START_FALLBACK
+from .states.start import StartState, intent_handlers
+from .states.text import (
     CONTROL_TOKENS,
     REASONING,
     REASONING_DROPPED,
     backticks,
     drop,
     end_of_output_only,
+    end_primed_reasoning,
     open_reasoning,
+    orphan_closer,
     pop_scope,
     tildes,
+    written_opener,
 )
+from .stats import ParserStats
 from .tools import ToolSet
 
-CALLS_IN_REASONING = ("ignore", "promote")
+# The public string options, as types (``StreamParser`` takes them).
+FormatsOption = Sequence[str] | str | None  # "auto" (or None), one name, or a list of names
+CallsInReasoning = Literal["ignore", "promote"]
+Fallback = Literal["start", "off", "gated"] | None
+CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
+
+
+# Harmony's message framing is its own reasoning channel, not a call opener that could end primed reasoning.
+_REASONING_CHANNELS = frozenset({"<|start|>", "<|channel|>"})
 
 
 class Tables:
@@ -43,7 +55,7 @@ class Tables:
             catalog.CATALOG[name].wire(w)
         unmarked.wire_bare(w)  # bare llama3_json / tool_request form c: their specs live in formats/marked.py
         self.wiring = w
-        # Start handlers (R4): named unmarked formats always; otherwise per the fallback policy (gates.py).
+        # Start handlers (start rule): named unmarked formats always; otherwise per the fallback policy (gates.py).
         self.start: tuple[Handler, ...] = tuple(w.start) if explicit or fallback in (None, "start") else ()
         gated: tuple[Handler, ...] = ()
         if fallback == "gated":
@@ -62,17 +74,28 @@ class Tables:
             if closer == "</think>":
                 handlers.setdefault("<think>", []).append(drop)  # a primed output that repeats the opener
             self.reasoning[closer] = MarkerTable(handlers, w.ns if promote else None)
+        # Primed reasoning (the prompt opened <think>): as reasoning, but a native call opener of an active
+        # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
+        primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
+        primed["<think>"] = [written_opener(self.reasoning["</think>"])]
+        primed_ns: dict[str, list[Handler]] = {}
+        if not promote:
+            for k in calls:
+                if k not in _REASONING_CHANNELS:
+                    primed.setdefault(k, []).append(end_primed_reasoning)
+            primed_ns = {k: [end_primed_reasoning] for k in w.ns}
+        self.primed = MarkerTable(primed, primed_ns or None) if not promote else MarkerTable(primed, w.ns)
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
         for t in CONTROL_TOKENS:
             text.setdefault(t, []).append(drop)
         text.setdefault("</s>", []).append(end_of_output_only)
         for opener in REASONING:
             text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, opener == "<think>"))
-        text.setdefault("</think>", []).append(drop)  # an orphan closer is markup, never text (R10)
+        text.setdefault("</think>", []).append(orphan_closer)  # markup, never text (reasoning rule)
         text.setdefault("`", []).append(backticks(w.fence_infos))
         text.setdefault("~~~", []).append(tildes)
         if gated:
-            for marker, handler in intent_handlers(gated).items():
+            for marker, handler in intent_handlers(gated, lambda: self.text).items():
                 text.setdefault(marker, []).append(handler)
         self.text = MarkerTable(text, w.ns)
 
@@ -97,12 +120,12 @@ class Config:
 
     def __init__(
         self,
-        formats: Any = "auto",
+        formats: FormatsOption = "auto",
         *,
         tools: Any = None,
         start_in_reasoning: bool | None = None,
-        calls_in_reasoning: str = "ignore",
-        fallback: str | None = None,
+        calls_in_reasoning: CallsInReasoning = "ignore",
+        fallback: Fallback = None,
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
     ) -> None:
@@ -117,9 +140,8 @@ class Config:
         self.format_set = frozenset(active)
         self.auto = formats is None or formats == "auto"
         self.tools = ToolSet.from_any(tools)
-        if start_in_reasoning is None:
-            # Formats whose every template primes `<think>` (R10) start inside reasoning when named alone.
-            start_in_reasoning = not self.auto and all(catalog.CATALOG[n].primed for n in active)
+        # Naming formats never implies starting in reasoning: a server that split the reasoning off, or a
+        # request with thinking switched off, sends the calls alone. Only a preset or this option does.
         self.start_in_reasoning = bool(start_in_reasoning)
         self.calls_in_reasoning = calls_in_reasoning
         self.fallback = fallback
@@ -131,11 +153,11 @@ class Config:
         return ScanState(self.tables.text)
 
     def start(self, eng: Engine) -> None:
-        """Set up the scopes a new stream begins in: the start of the output (R4), reasoning if primed."""
+        """Set up the scopes a new stream begins in: the start of the output (start rule), reasoning if primed."""
         if self.tables.start:
             eng.push(StartState(self.tables.text, self.tables.start, START_FALLBACK if self.auto else None))
         if self.start_in_reasoning:
-            eng.push(ScanState(self.tables.reasoning["</think>"], reasoning=True))
+            eng.push(ScanState(self.tables.primed, reasoning=True))
 
     def new_stats(self) -> ParserStats:
         return ParserStats()

@@ -254,9 +254,7 @@ class ToolRunner:
                     if _is_async(fn):
                         value = await fn(**call.arguments)
                     else:
-                        value = await to_thread.run_sync(
-                            partial(fn, **call.arguments), abandon_on_cancel=True
-                        )
+                        value = await to_thread.run_sync(partial(fn, **call.arguments), abandon_on_cancel=True)
                     if inspect.isawaitable(value):  # a sync wrapper that returned a coroutine
                         value = await value
             except Exception as exc:

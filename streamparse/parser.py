@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
-from .config import Config
-from .engine import Engine
+from . import formats as catalog
+from .config import CallsInReasoning, Config, Fallback, FormatsOption
+from .core.engine import Engine
 from .errors import ParserClosedError
 from .events import Event, ParseResult
 from .stats import ParserStats
 
 log = logging.getLogger("streamparse")
 
-__all__ = ["StreamParser", "parse", "ParserClosedError"]
+__all__ = ["StreamParser", "parse", "build_parser", "describe", "ParserClosedError"]
 
 
 class StreamParser:
@@ -25,12 +27,12 @@ class StreamParser:
 
     def __init__(
         self,
-        formats: Any = "auto",
+        formats: FormatsOption = "auto",
         *,
         tools: Any = None,
         start_in_reasoning: bool | None = None,
-        calls_in_reasoning: str = "ignore",
-        fallback: str | None = None,
+        calls_in_reasoning: CallsInReasoning = "ignore",
+        fallback: Fallback = None,
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
     ) -> None:
@@ -74,7 +76,7 @@ class StreamParser:
         return self._engine.feed(chunk)  # pragma: no cover
 
     def close(self) -> list[Event]:
-        """End of stream: flush held text, finish or reject open calls (R9)."""
+        """End of stream: flush held text, finish or reject open calls (end-of-stream rule)."""
         return self._engine.close()
 
     def reset(self) -> None:
@@ -101,7 +103,8 @@ class StreamParser:
 
     @property
     def metadata(self) -> dict[str, Any]:
-        """Stream-level facts the output stated, e.g. ``{"needsMoreWork": True}`` from a seed 004 envelope."""
+        """Stream-level facts the output stated, e.g. ``{"needsMoreWork": True}`` from an envelope
+        (``{"content": ..., "toolCalls": [...], "needsMoreWork": ...}``)."""
         return self._engine.metadata
 
     @property
@@ -113,9 +116,36 @@ class StreamParser:
         return self._config.tools
 
 
-def parse(text: str | bytes, formats: Any = "auto", **options: Any) -> ParseResult:
+def parse(text: str | bytes, formats: FormatsOption = "auto", **options: Any) -> ParseResult:
     """One-shot parse; the same engine and the same result as any chunking of ``text``."""
     parser = StreamParser(formats, **options)
     events = parser.feed(text)
     events += parser.close()
     return ParseResult.from_events(events, parser.finish_reason, parser.metadata)
+
+
+def build_parser(model: str | None = None, formats: Sequence[str] | str | None = None, **options: Any) -> StreamParser:
+    """A parser for ``model``'s preset (explicit ``formats`` win), or for ``formats`` (default ``"auto"``).
+
+    The one helper the CLI, the demo, the proxy and the integrations share to turn "this model / these
+    formats" into a parser."""
+    if formats is not None:
+        options["formats"] = list(formats) if not isinstance(formats, str) else formats
+    if model:
+        return StreamParser.for_model(model, **options)
+    return StreamParser(**options)
+
+
+def describe(name: str) -> dict[str, Any]:
+    """Models, delimiters and an example of one format, with what the example parses to."""
+    spec = catalog.get(name)
+    result = parse(spec.example, formats=[spec.name], start_in_reasoning=False)
+    return {
+        "name": spec.name,
+        "models": spec.models,
+        "delimiters": spec.delimiters,
+        "example": spec.example,
+        "parses_to": [{"name": c.name, "arguments": c.arguments} for c in result.tool_calls],
+        "opt_in": spec.opt_in,
+        "notes": spec.notes,
+    }

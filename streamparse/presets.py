@@ -19,7 +19,8 @@ How an id is matched:
 Every pattern is a plain regex without nested quantifiers (literals, ``-?``, alternations, fixed-width
 look-arounds), so matching costs O(rules x id length) with no backtracking blow-up.
 
-Primed reasoning (FORMATS.md R10): ``start_in_reasoning`` is True where the chat template ends the prompt
+Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning`` is True where the chat
+template ends the prompt
 with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507`` (and the other Qwen3
 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills, MiniMax-M2, GLM-4.7,
 Olmo-3-Think. Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
@@ -49,9 +50,9 @@ class Preset:
     family: str
     """Model family, e.g. ``"qwen3-coder"``; ``"unknown"`` when no rule matched."""
     formats: tuple[str, ...] | Literal["auto"]
-    """Canonical format names (FORMATS.md), most likely first, or ``"auto"``."""
+    """Canonical format names (docs/FORMATS.md), most likely first, or ``"auto"``."""
     start_in_reasoning: bool
-    """The prompt ends inside a primed ``<think>``: only ``</think>`` will appear (R10)."""
+    """The prompt ends inside a primed ``<think>``: only ``</think>`` will appear (reasoning rule)."""
     matched: bool
     note: str = ""
     """Why the preset is what it is, where that is not obvious (variants, priming decisions)."""

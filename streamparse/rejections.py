@@ -12,7 +12,7 @@ class Reason(StrEnum):
     """
 
     TRUNCATED = "truncated"  # the stream ended inside the call
-    MALFORMED = "malformed"  # the markup or its arguments could not be parsed (even after R6 repairs)
+    MALFORMED = "malformed"  # the markup or its arguments could not be parsed (even after repair rules repairs)
     UNKNOWN_TOOL = "unknown_tool"  # tools were given and the name is not among them
     SCHEMA_VIOLATION = "schema_violation"  # the arguments do not satisfy the tool's JSON Schema
     TOO_LARGE = "too_large"  # the call grew past ``max_call_chars``

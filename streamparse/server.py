@@ -33,9 +33,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from .cli import build_parser
 from .events import Event, ParseResult
-from .parser import StreamParser
+from .parser import StreamParser, build_parser
 from .providers.openai_writer import SSE_DONE, OpenAIChunkWriter, to_sse
 from .providers.sse import SSEDecoder, encode_sse
 

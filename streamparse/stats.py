@@ -21,7 +21,7 @@ class ParserStats(BaseModel):
 
     calls_accepted: int = 0
     rejections: dict[str, int] = Field(default_factory=dict)  # by reason (``rejections.Reason`` values)
-    repairs: dict[str, int] = Field(default_factory=dict)  # by repair kind (R6), one per repaired call
+    repairs: dict[str, int] = Field(default_factory=dict)  # by repair kind (repair rules), one per repaired call
     formats_seen: dict[str, int] = Field(default_factory=dict)  # accepted + rejected calls per format
     fallback_calls: int = 0  # accepted calls found by an unmarked fallback format (bare JSON, pythonic)
     largest_holdback: int = 0  # most characters ever held back as a possible marker prefix

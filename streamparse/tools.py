@@ -1,4 +1,5 @@
-"""Tool definitions: the allowlist and JSON Schemas that calls are checked against (FORMATS.md R8).
+"""Tool definitions: the allowlist and JSON Schemas that calls are checked against (the validation rule,
+docs/FORMATS.md).
 
 Users hand us tools in whatever shape their stack already has (OpenAI or Anthropic dicts, pydantic
 models, plain functions, or a name -> schema mapping); ``ToolSet`` normalises them once, at construction,
@@ -140,7 +141,7 @@ def _deref(root: dict[str, Any], schema: Any) -> Any:
 def _deref_shallow(root: dict[str, Any], schema: Any, depth: int = 0) -> Any:
     """``_deref`` applied to ``schema`` and, recursively, to its anyOf/oneOf/allOf members.
 
-    That is everything R7 coercion looks at (``Optional[Model]`` is ``anyOf: [{$ref}, {null}]``);
+    That is everything text-value rule coercion looks at (``Optional[Model]`` is ``anyOf: [{$ref}, {null}]``);
     nested ``properties``/``items`` are left to the validator.
     """
     schema = _deref(root, schema)
@@ -324,9 +325,7 @@ class ToolSet:
         if _is_model_class(tools) or (callable(tools) and not isinstance(tools, Iterable)):
             tools = [tools]  # a lone model or function
         if isinstance(tools, Mapping):
-            items = (
-                [_from_dict(tools, "#0")] if _looks_like_single_definition(tools) else _from_mapping(tools)
-            )
+            items = [_from_dict(tools, "#0")] if _looks_like_single_definition(tools) else _from_mapping(tools)
         else:
             try:
                 iterator = iter(tools)

@@ -1,7 +1,7 @@
-"""Shared checks of the API.md invariants, used by every format's tests.
+"""Shared checks of the docs/API.md invariants, used by every format's tests.
 
 ``check_stream(text, **options)`` parses ``text`` whole, one character at a time, one UTF-8 byte at a time
-and in seeded random pieces, asserts that the merged event sequences are identical (invariant 1), that each
+and in seeded random pieces, asserts that the merged event sequences are identical (chunking invariance), that each
 call's deltas join to its ``arguments_json`` and load to its ``arguments`` (2), and that nothing leaks or is
 lost (6, as far as it can be checked without knowing the markup), and returns the ParseResult.
 """

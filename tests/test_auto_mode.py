@@ -9,7 +9,7 @@ from invariants import calls, check_stream
 from streamparse import formats
 
 AUTO = [n for n in formats.names() if not formats.CATALOG[n].opt_in]
-# Unmarked or start-anchored in auto mode (R4, FORMATS §3): a call only at the start of the output.
+# Unmarked or start-anchored in auto mode (start rule, docs/FORMATS.md, auto-detection): a call only at the start of the output.
 START_ONLY = {"json", "xlam", "envelope", "pythonic", "tool_request", "functionary_v3"}
 
 

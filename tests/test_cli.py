@@ -13,7 +13,8 @@ import pytest
 
 from streamparse import formats, parse
 from streamparse.cli import main
-from streamparse.demo import DEMO_TOOLS, load_recordings
+from streamparse.parser import describe
+from streamparse.recordings import DEMO_TOOLS, load_recordings
 
 RECORDINGS = {r.name: r for r in load_recordings()}
 QWEN = RECORDINGS["qwen3"]
@@ -191,7 +192,7 @@ def test_formats_lists_every_format_with_its_example(capsys: pytest.CaptureFixtu
     lines = out.splitlines()
     assert [line.split()[0] for line in lines] == formats.names()
     for name, line in zip(formats.names(), lines, strict=True):
-        example = formats.describe(name)["example"]
+        example = describe(name)["example"]
         assert example.split("\n")[0] in line
 
 
@@ -199,7 +200,7 @@ def test_formats_long_shows_what_each_example_parses_to(capsys: pytest.CaptureFi
     code, out, _ = run_main(["formats", "--long"], capsys)
     assert code == 0
     for name in formats.names():
-        for call in formats.describe(name)["parses_to"]:
+        for call in describe(name)["parses_to"]:
             assert f"parses to:  {call['name']} " in out
 
 

@@ -1,4 +1,4 @@
-"""R7 coercion of text-valued arguments, and which values may be streamed as JSON strings."""
+"""text-value rule coercion of text-valued arguments, and which values may be streamed as JSON strings."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamparse.coerce import coerce_text_value, schema_types, streams_as_string
+from streamparse.states.coerce import coerce_text_value, schema_types, streams_as_string
 
 STRING = {"type": "string"}
 INTEGER = {"type": "integer"}
@@ -61,7 +61,7 @@ def same(actual: Any, expected: Any) -> bool:
         ('{"a": 1, "b": [true, null]}', OBJECT, {"a": 1, "b": [True, None]}),
         ("{'a': True, 'b': None}", OBJECT, {"a": True, "b": None}),
         ('\n{"a": 1}\n', OBJECT, {"a": 1}),
-        ("[1, 2.5, \"x\"]", ARRAY, [1, 2.5, "x"]),
+        ('[1, 2.5, "x"]', ARRAY, [1, 2.5, "x"]),
         ("['a', ('b', 1)]", ARRAY, ["a", ["b", 1]]),
         ("(1, 2)", ARRAY, [1, 2]),
         # null
@@ -140,8 +140,22 @@ def test_null_only_becomes_none_when_the_type_allows_null() -> None:
 
 @pytest.mark.parametrize(
     "schema",
-    [None, {}, [], True, False, 5, "string", {"type": 5}, {"type": []}, {"anyOf": "x"}, {"anyOf": [5, None]},
-     {"enum": "abc"}, {"type": ["integer", 3]}, {"allOf": [{"not": {}}]}],
+    [
+        None,
+        {},
+        [],
+        True,
+        False,
+        5,
+        "string",
+        {"type": 5},
+        {"type": []},
+        {"anyOf": "x"},
+        {"anyOf": [5, None]},
+        {"enum": "abc"},
+        {"type": ["integer", 3]},
+        {"allOf": [{"not": {}}]},
+    ],
 )
 def test_odd_schemas_never_raise_and_keep_unparseable_text(schema: Any) -> None:
     assert coerce_text_value("hello", schema) == "hello"
@@ -185,9 +199,7 @@ def test_self_referencing_schema_does_not_recurse_forever() -> None:
         ({"const": 3}, False),
     ],
 )
-def test_streams_as_string_only_when_the_value_will_certainly_stay_a_string(
-    schema: Any, expected: bool
-) -> None:
+def test_streams_as_string_only_when_the_value_will_certainly_stay_a_string(schema: Any, expected: bool) -> None:
     assert streams_as_string(schema) is expected
 
 
@@ -209,8 +221,18 @@ def test_schema_types_lists_types_in_try_order_without_duplicates() -> None:
 
 
 ANY_SCHEMA = st.sampled_from(
-    [INTEGER, NUMBER, BOOLEAN, OBJECT, ARRAY, STRING, {"type": ["integer", "null"]},
-     {"anyOf": [OBJECT, ARRAY, {"type": "null"}]}, {"enum": [1, "x", None]}, None]
+    [
+        INTEGER,
+        NUMBER,
+        BOOLEAN,
+        OBJECT,
+        ARRAY,
+        STRING,
+        {"type": ["integer", "null"]},
+        {"anyOf": [OBJECT, ARRAY, {"type": "null"}]},
+        {"enum": [1, "x", None]},
+        None,
+    ]
 )
 
 
@@ -223,11 +245,13 @@ def test_coercion_never_raises_and_yields_plain_json(raw: str, schema: Any) -> N
 
 
 @settings(max_examples=200, deadline=None)
-@given(value=st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
-    max_leaves=10,
-))
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+        max_leaves=10,
+    )
+)
 def test_json_text_of_a_structured_value_coerces_back_to_it(value: Any) -> None:
     schema = {"type": ["object", "array"]}
     text = json.dumps(value)

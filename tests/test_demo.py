@@ -9,18 +9,17 @@ from importlib import resources
 import pytest
 
 from streamparse import parse
-from streamparse.demo import (
-    _FAKE_TOOLS,
+from streamparse.cli.demo import DemoState, run_demo
+from streamparse.events import TextDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from streamparse.recordings import (
     DEMO_TOOLS,
-    DemoState,
     Recording,
     find_recording,
     load_recordings,
     make_recording,
-    run_demo,
     tokenish_chunks,
 )
-from streamparse.events import TextDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from streamparse.recordings.tools import _FAKE_TOOLS
 
 RECORDINGS = load_recordings()
 FAMILIES = {"qwen3", "qwen3-coder", "deepseek-v3.1", "gpt-oss", "kimi-k2"}
@@ -33,7 +32,7 @@ def test_the_required_model_families_are_bundled() -> None:
 @pytest.mark.parametrize("rec", RECORDINGS, ids=lambda r: r.name)
 def test_recording_file_has_the_documented_shape(rec: Recording) -> None:
     name = rec.name
-    data = json.loads(resources.files("streamparse").joinpath("recordings", f"{name}.json").read_text("utf-8"))
+    data = json.loads(resources.files("streamparse.recordings").joinpath(f"{name}.json").read_text("utf-8"))
     assert set(data) >= {"model", "formats", "start_in_reasoning", "chunks"}
     assert data["formats"] == "auto" or isinstance(data["formats"], list)
     assert isinstance(data["start_in_reasoning"], bool)

@@ -114,9 +114,7 @@ def test_concurrency_is_bounded_for_sync_tools_in_threads(run: Any) -> None:
         return n * 10
 
     async def main() -> list[ToolResult]:
-        return await ToolRunner([work], max_concurrency=3).run_all(
-            from_list([end(i, "work", n=i) for i in range(8)])
-        )
+        return await ToolRunner([work], max_concurrency=3).run_all(from_list([end(i, "work", n=i) for i in range(8)]))
 
     results = run(main)
     assert state["peak"] == 3

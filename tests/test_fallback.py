@@ -1,4 +1,4 @@
-"""``StreamParser(fallback=...)``: where unmarked formats are tried, and seed 003's gates."""
+"""``StreamParser(fallback=...)``: where unmarked formats are tried, and the gated fallback."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from invariants import calls, check_stream, reasons
 
 from streamparse import StreamParser, parse
 from streamparse.events import ToolCallEnd, ToolCallStart
-from streamparse.gates import GATED_MAX_CHARS
+from streamparse.states.gates import GATED_MAX_CHARS
 
 SEARCH = {
     "type": "function",
@@ -67,7 +67,7 @@ def test_unknown_fallback_value_raises() -> None:
         StreamParser(fallback="sometimes")
 
 
-# -- gated (seed 003) -------------------------------------------------------------------------------------
+# -- gated ---------------------------------------------------------------------------------------------------
 
 
 def test_gated_without_intent_is_text() -> None:

@@ -7,7 +7,7 @@ import json
 import pytest
 from invariants import calls, check_stream, reasons
 
-BIG = "def f(x):\n    return x < 3 and x > 1  # \"quoted\" \\ backslash {braces} </tool_call>\n" * 40
+BIG = 'def f(x):\n    return x < 3 and x > 1  # "quoted" \\ backslash {braces} </tool_call>\n' * 40
 NESTED = {"q": 'a "quoted" \\ back\\slash', "n": {"deep": [1, {"x": "}]{["}]}, "cjk": "東京 ✓ 🚀", "nl": "a\nb"}
 DS = {
     "calls_begin": "<｜tool▁calls▁begin｜>",
@@ -43,8 +43,7 @@ FIXTURES: dict[str, tuple[list[str], str, list[tuple[str, dict]]]] = {
     ),
     "hermes_repairs": (
         ["hermes"],
-        "<tool_call>{'name': 'f', 'arguments': {'ok': True, 'none': None, 'it': \"it's\", 'l': [1, 2,],}}"
-        "</tool_call>",
+        "<tool_call>{'name': 'f', 'arguments': {'ok': True, 'none': None, 'it': \"it's\", 'l': [1, 2,],}}</tool_call>",
         [("f", {"ok": True, "none": None, "it": "it's", "l": [1, 2]})],
     ),
     "hermes_fenced_payload": (
@@ -180,14 +179,13 @@ FIXTURES: dict[str, tuple[list[str], str, list[tuple[str, dict]]]] = {
     ),
     "tool_call_marker_variants": (
         ["tool_call_marker"],
-        "I'll look it up.\n\nTOOL_CALL\n{\"tool\": \"lookup_order\", \"params\": {\"order_id\": \"A-1001\"}}\n\n"
+        'I\'ll look it up.\n\nTOOL_CALL\n{"tool": "lookup_order", "params": {"order_id": "A-1001"}}\n\n'
         'TOOL_CALL:\n```json\n{"tool_name": "search", "parameters": null}\n```\nLet me find that.',
         [("lookup_order", {"order_id": "A-1001"}), ("search", {})],
     ),
     "function_tag_back_to_back": (
         ["function_tag"],
-        'Sure.<function=lookup_order>{"order_id": "A-1001"}</function><function=set_alarm>{"minutes": 15}'
-        "</function>",
+        'Sure.<function=lookup_order>{"order_id": "A-1001"}</function><function=set_alarm>{"minutes": 15}</function>',
         [("lookup_order", {"order_id": "A-1001"}), ("set_alarm", {"minutes": 15})],
     ),
 }
@@ -322,7 +320,7 @@ def test_schema_violation_is_rejected_with_the_failing_path() -> None:
 
 def test_code_is_never_scanned_for_markers() -> None:
     text = (
-        "Example:\n```\n<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>\n```\n"
+        'Example:\n```\n<tool_call>{"name": "a", "arguments": {}}</tool_call>\n```\n'
         "and inline `<tool_call>{}` too, and ~~~\n~~~\n"
     )
     result = check_stream(text, formats="auto")

@@ -13,7 +13,7 @@ from invariants import calls, check_stream, reasons, run
 
 from streamparse import StreamParser, parse
 from streamparse.events import ToolCallDelta, ToolCallEnd, ToolCallRejected, merge_events
-from streamparse.formats import marked
+from streamparse.formats import functionary, marked, sections
 
 BIG = 'def f(x):\n    return x < 3 and x > 1  # "quoted" \\ backslash {braces} [TOOL_CALLS] >>>all\n' * 40
 NESTED = {
@@ -61,8 +61,11 @@ FIXTURES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = {
     ),
     "mistral_v11_prose_two_calls": (
         "mistral",
-        "Sure.[TOOL_CALLS]lookup_order[ARGS]" + dumps(LOOKUP[1]) + "[TOOL_CALLS]write_file[ARGS]"
-        + dumps(WRITE[1]) + "</s>",
+        "Sure.[TOOL_CALLS]lookup_order[ARGS]"
+        + dumps(LOOKUP[1])
+        + "[TOOL_CALLS]write_file[ARGS]"
+        + dumps(WRITE[1])
+        + "</s>",
         [LOOKUP, WRITE],
         "Sure.",
     ),
@@ -128,7 +131,8 @@ FIXTURES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = {
     ),
     "internlm_plugin": (
         "internlm",
-        "I'll annotate it.<|action_start|><|plugin|>\n" + obj(*NEST, args_key="parameters")
+        "I'll annotate it.<|action_start|><|plugin|>\n"
+        + obj(*NEST, args_key="parameters")
         + "<|action_end|><|im_end|>",
         [NEST],
         "I'll annotate it.",
@@ -208,8 +212,11 @@ FIXTURES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = {
     ),
     "tag_json": (
         "tag_json",
-        'First <tool name="lookup_order">' + dumps(LOOKUP[1]) + "</tool> then <tool name='annotate'>\n"
-        + dumps(NESTED) + "\n</tool>.",
+        'First <tool name="lookup_order">'
+        + dumps(LOOKUP[1])
+        + "</tool> then <tool name='annotate'>\n"
+        + dumps(NESTED)
+        + "\n</tool>.",
         [LOOKUP, NEST],
         "First  then .",
     ),
@@ -221,14 +228,20 @@ FIXTURES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = {
     ),
     "tool_request_both_forms": (
         "tool_request",
-        "[TOOL_REQUEST]\nlookup_order " + dumps(LOOKUP[1]) + "\n[TOOL_REQUEST_END]\nand\n[TOOL_REQUEST]"
-        + obj(*NEST) + "[END_TOOL_REQUEST]",
+        "[TOOL_REQUEST]\nlookup_order "
+        + dumps(LOOKUP[1])
+        + "\n[TOOL_REQUEST_END]\nand\n[TOOL_REQUEST]"
+        + obj(*NEST)
+        + "[END_TOOL_REQUEST]",
         [LOOKUP, NEST],
         "\nand\n",
     ),
     "functionary_all_and_calls": (
         "functionary_v3",
-        ">>>all\nChecking both.>>>lookup_order\n" + dumps(LOOKUP[1]) + ">>>write_file\n" + dumps(WRITE[1])
+        ">>>all\nChecking both.>>>lookup_order\n"
+        + dumps(LOOKUP[1])
+        + ">>>write_file\n"
+        + dumps(WRITE[1])
         + "<|eot_id|>",
         [LOOKUP, WRITE],
         "Checking both.",
@@ -261,7 +274,7 @@ def test_fixture_in_auto_mode(key: str) -> None:
     assert all(c.format == fmt for c in result.tool_calls)
 
 
-@pytest.mark.parametrize("spec", marked.SPECS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", marked.SPECS + sections.SPECS + functionary.SPECS, ids=lambda s: s.name)
 def test_every_spec_example_parses_to_a_call(spec: Any) -> None:
     result = parse(spec.example, formats=[spec.name])
     assert result.tool_calls and not result.rejected
@@ -292,12 +305,20 @@ def test_kimi_and_token_json_calls_share_one_section() -> None:
 
 def test_shared_openers_dispatch_on_their_continuation_in_auto_mode() -> None:
     text = (
-        "<tool_calls>[" + obj(*LOOKUP) + "]</tool_calls>"
+        "<tool_calls>["
+        + obj(*LOOKUP)
+        + "]</tool_calls>"
         + '<tool_call>{"name": "a", "arguments": {}}</tool_call>'
-        + "<tool_calls>\n" + obj(*NEST) + "\n</tool_calls>"
-        + "<tool_call>[" + obj("b", {}) + "]"
+        + "<tool_calls>\n"
+        + obj(*NEST)
+        + "\n</tool_calls>"
+        + "<tool_call>["
+        + obj("b", {})
+        + "]"
         + '\n<function_calls>\n<invoke name="c">\n<parameter name="k">v</parameter>\n</invoke>\n</function_calls>'
-        + "<function_calls>[" + obj("d", {}) + "]</function_calls>"
+        + "<function_calls>["
+        + obj("d", {})
+        + "]</function_calls>"
         + '<tool name="e">{}</tool>'
     )
     result = check_stream(text, seeds=4, formats="auto")
@@ -611,11 +632,17 @@ TOOLS = [
 @pytest.mark.parametrize(
     ("fmt", "text"),
     [
-        ("mistral", "[TOOL_CALLS][" + obj(*LOOKUP) + ", " + obj("rm_rf", {}) + ', {"name": "lookup_order", '
-         '"arguments": {"order_id": 7}}]'),
-        ("tool_request", "[TOOL_REQUEST]\nlookup_order " + dumps(LOOKUP[1]) + "\n[TOOL_REQUEST_END]"
-         "[TOOL_REQUEST]rm_rf {}[TOOL_REQUEST_END][TOOL_REQUEST]lookup_order {\"order_id\": 7}[END_TOOL_REQUEST]"),
-        ("functionary_v3", ">>>lookup_order\n" + dumps(LOOKUP[1]) + ">>>rm_rf\n{}>>>lookup_order\n{\"order_id\": 7}"),
+        (
+            "mistral",
+            "[TOOL_CALLS][" + obj(*LOOKUP) + ", " + obj("rm_rf", {}) + ', {"name": "lookup_order", '
+            '"arguments": {"order_id": 7}}]',
+        ),
+        (
+            "tool_request",
+            "[TOOL_REQUEST]\nlookup_order " + dumps(LOOKUP[1]) + "\n[TOOL_REQUEST_END]"
+            '[TOOL_REQUEST]rm_rf {}[TOOL_REQUEST_END][TOOL_REQUEST]lookup_order {"order_id": 7}[END_TOOL_REQUEST]',
+        ),
+        ("functionary_v3", ">>>lookup_order\n" + dumps(LOOKUP[1]) + '>>>rm_rf\n{}>>>lookup_order\n{"order_id": 7}'),
     ],
 )
 def test_tools_allowlist_and_schema_apply(fmt: str, text: str) -> None:

@@ -51,13 +51,13 @@ PY_FIXTURES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str]] = {
         "Sure.After.",
     ),
     "olmo3_lines": (
-        "I'll check.\n<function_calls>\nlookup_order(order_id=\"A-1001\")\nrefresh()\n"
+        'I\'ll check.\n<function_calls>\nlookup_order(order_id="A-1001")\nrefresh()\n'
         "set_alarm(minutes=15, tags=['a', 'b'],)\n</function_calls>\nOK.",
         [("lookup_order", {"order_id": "A-1001"}), ("refresh", {}), ("set_alarm", {"minutes": 15, "tags": ["a", "b"]})],
         "I'll check.\n\nOK.",
     ),
     "bare_at_start_after_reasoning": (
-        "<think>Two calls.</think>\n[a(x=1.5e3), b(s=\"line\\nbreak\", n=-2)]",
+        '<think>Two calls.</think>\n[a(x=1.5e3), b(s="line\\nbreak", n=-2)]',
         [("a", {"x": 1500.0}), ("b", {"s": "line\nbreak", "n": -2})],
         "\n",
     ),
@@ -115,7 +115,7 @@ def test_truncated_lists_reject_the_open_call_and_keep_finished_ones() -> None:
     assert calls(wrapped) == [("f", {"a": 1})] and reasons(wrapped) == ["truncated"] and wrapped.text == ""
     bare = check_stream("[f(a='x', b=", formats="auto")
     assert bare.tool_calls == [] and reasons(bare) == ["truncated"] and bare.rejected[0].raw == "[f(a='x', b="
-    assert check_stream("[f", formats="auto").text == "[f"  # shorter than ``[NAME(``: text (R9)
+    assert check_stream("[f", formats="auto").text == "[f"  # shorter than ``[NAME(``: text (end-of-stream rule)
 
 
 def test_shared_function_calls_opener_goes_to_the_right_format() -> None:
@@ -152,8 +152,8 @@ def test_pythonic_arguments_are_validated_against_tools() -> None:
 # -- gemma_tool_code ----------------------------------------------------------------------------------------
 
 GEMMA3 = (
-    "Checking the order.\n\n```tool_code\nprint(default_api.lookup_order(order_id=\"A-1001\"))\n"
-    "set_alarm(label='東京 🚀', minutes=15)\n```\n\n```tool_output\n{\"status\": \"shipped\"}\n```\n"
+    'Checking the order.\n\n```tool_code\nprint(default_api.lookup_order(order_id="A-1001"))\n'
+    'set_alarm(label=\'東京 🚀\', minutes=15)\n```\n\n```tool_output\n{"status": "shipped"}\n```\n'
     "```python\nf(a=1)\n```\nShipped."
 )
 
@@ -161,10 +161,13 @@ GEMMA3 = (
 @pytest.mark.parametrize("formats", [["gemma_tool_code"], "auto"], ids=["configured", "auto"])
 def test_gemma_tool_code_fence_holds_calls_and_other_fences_are_code(formats: Any) -> None:
     result = check_stream(GEMMA3, formats=formats)
-    assert calls(result) == [("lookup_order", {"order_id": "A-1001"}), ("set_alarm", {"label": "東京 🚀", "minutes": 15})]
+    assert calls(result) == [
+        ("lookup_order", {"order_id": "A-1001"}),
+        ("set_alarm", {"label": "東京 🚀", "minutes": 15}),
+    ]
     assert result.rejected == []
     assert result.text == (
-        "Checking the order.\n\n\n\n```tool_output\n{\"status\": \"shipped\"}\n```\n```python\nf(a=1)\n```\nShipped."
+        'Checking the order.\n\n\n\n```tool_output\n{"status": "shipped"}\n```\n```python\nf(a=1)\n```\nShipped.'
     )
     assert [c.format for c in result.tool_calls] == ["gemma_tool_code"] * 2
 
@@ -184,7 +187,7 @@ GEMMA4 = (
     "<|channel>thought\nNeed an alarm.<channel|>Setting it."
     '<|tool_call>call:set_alarm{label:<|"|>standup, daily: {x} [y] <tool_call|><|"|>,minutes:15,'
     'opts:{days:[<|"|>mon<|"|>,<|"|>tue<|"|>],loud:true,snooze:null,vol:0.5}}<tool_call|>'
-    '<|tool_call>call:refresh{}<tool_call|> Done.'
+    "<|tool_call>call:refresh{}<tool_call|> Done."
 )
 
 
@@ -209,7 +212,7 @@ def test_gemma4_calls_with_delimited_strings(formats: Any) -> None:
 def test_functiongemma_and_concatenated_calls() -> None:
     text = (
         "<start_function_call>call:lookup_order{order_id:<escape>A-1001<escape>}<end_function_call>"
-        "then <|tool_call>call:a{n:1}call:b{s:<|\"|>x<|\"|>}<tool_call|>"
+        'then <|tool_call>call:a{n:1}call:b{s:<|"|>x<|"|>}<tool_call|>'
     )
     result = check_stream(text, formats=["gemma4"])
     assert calls(result) == [("lookup_order", {"order_id": "A-1001"}), ("a", {"n": 1}), ("b", {"s": "x"})]
@@ -219,7 +222,7 @@ def test_functiongemma_and_concatenated_calls() -> None:
 def test_gemma4_bad_bodies_are_rejected_without_leaking() -> None:
     text = (
         "a<|tool_call>call:f{s:bare words}<tool_call|>b<|tool_call>call:g{x:]}<tool_call|>c"
-        "<|tool_call>call:h{n:1} junk<tool_call|>d<|tool_call>call:k{s:<|\"|>cut"
+        '<|tool_call>call:h{n:1} junk<tool_call|>d<|tool_call>call:k{s:<|"|>cut'
     )
     result = check_stream(text, formats=["gemma4"])
     assert result.tool_calls == []
@@ -232,7 +235,7 @@ def test_gemma4_bad_bodies_are_rejected_without_leaking() -> None:
 
 GENERIC_XML = (
     "I'll set it.\n<tool>\n  <name>set_alarm</name>\n  <arguments>\n    <label> daily standup </label>\n"
-    "    <minutes>15</minutes>\n    <daily>\n      TRUE\n    </daily>\n    <tags>[\"a\", \"b\"]</tags>\n"
+    '    <minutes>15</minutes>\n    <daily>\n      TRUE\n    </daily>\n    <tags>["a", "b"]</tags>\n'
     "  </arguments>\n</tool>\nDone.<tool><name>write_file</name><arguments><content>\n" + CODE + "東京 🚀\n"
     "</content></arguments></tool>"
 )
@@ -260,8 +263,10 @@ def test_generic_xml_without_tools_keeps_strings_and_works_in_auto_mode() -> Non
 
 
 def test_generic_xml_zero_arguments_and_the_seed_example() -> None:
-    text = "<tool><name>now</name></tool> and <tool><name>set_alarm</name><arguments><minutes>15</minutes>" \
+    text = (
+        "<tool><name>now</name></tool> and <tool><name>set_alarm</name><arguments><minutes>15</minutes>"
         "</arguments></tool>"
+    )
     assert calls(check_stream(text, formats=["generic_xml"])) == [("now", {}), ("set_alarm", {"minutes": "15"})]
     typed = check_stream(text, formats=["generic_xml"], tools=ALARM_TOOLS + [tool("now")])
     assert calls(typed)[1] == ("set_alarm", {"minutes": 15})
@@ -284,7 +289,7 @@ def test_generic_xml_truncated_and_malformed_are_rejected_without_leaking() -> N
 # -- key_value -------------------------------------------------------------------------------------------
 
 KEY_VALUE = (
-    "Setting it now.\n✦ tool_call: set_alarm for label \"daily \\\"standup\\\" 東京\" minutes 15 daily true\n"
+    'Setting it now.\n✦ tool_call: set_alarm for label "daily \\"standup\\" 東京" minutes 15 daily true\n'
     "Then the other one.\n  ✦ tool_call: refresh\n✦ tool_call: set_alarm for label x ratio 0.5"
 )
 
@@ -308,15 +313,12 @@ def test_key_value_is_opt_in_and_only_at_a_line_start() -> None:
     assert CATALOG["key_value"].opt_in
     auto = check_stream(KEY_VALUE, formats="auto")
     assert auto.tool_calls == [] and auto.text == KEY_VALUE
-    mid = 'I typed ✦ tool_call: f for a 1 in the prompt.'
+    mid = "I typed ✦ tool_call: f for a 1 in the prompt."
     assert check_stream(mid, formats=["key_value"]).text == mid
 
 
 def test_key_value_malformed_lines_are_rejected() -> None:
-    text = (
-        "✦ tool_call: f with a 1\n✦ tool_call: g for a\n✦ tool_call: h for a \"open\nnext\n"
-        "✦ tool_call: k for a \"cut"
-    )
+    text = '✦ tool_call: f with a 1\n✦ tool_call: g for a\n✦ tool_call: h for a "open\nnext\n✦ tool_call: k for a "cut'
     result = check_stream(text, formats=["key_value"])
     assert result.tool_calls == []
     assert reasons(result) == ["malformed", "malformed", "malformed", "truncated"]
@@ -347,7 +349,7 @@ def test_spec_example_parses_to_a_call(name: str) -> None:
     assert all(c.format == name for c in result.tool_calls)
 
 
-# -- early completion (invariant 4) -------------------------------------------------------------------------
+# -- early completion (early completion) -------------------------------------------------------------------------
 
 EARLY = [
     (PY_FIXTURES["llama4_wrapped_in_prose"][0], ["pythonic"]),

@@ -1,4 +1,4 @@
-"""Unmarked formats (R4, R9): json, xlam, envelope, bare llama3_json, tool_request form (c)."""
+"""Unmarked formats (start rule, end-of-stream rule): json, xlam, envelope, bare llama3_json, tool_request form (c)."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ FIXTURES: dict[str, tuple[object, str, list[tuple[str, dict]], str]] = {
         ["json", "tool_request"],
         obj("f", {"a": 1}) + " [TOOL_REQUEST_END] x",
         [("f", {"a": 1})],
-        "  x",  # the call ended with its JSON (invariant 4); the marker after it is markup
+        "  x",  # the call ended with its JSON (early completion); the marker after it is markup
     ),
 }
 
@@ -219,7 +219,7 @@ def test_call_name_and_arguments_stream_before_the_object_closes() -> None:
     assert merged[0].name == "write"  # ToolCallStart
     assert merged[1].arguments.startswith('{"content": "xxx')
     end = [ev for ev in p.feed(text[150:]) if isinstance(ev, ToolCallEnd)]
-    assert len(end) == 1  # invariant 4: the End comes with the closing brace, before close()
+    assert len(end) == 1  # early completion: the End comes with the closing brace, before close()
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamparse.gemma_args import GemmaArgsTracker, gemma_args_to_json
-from streamparse.pyliteral import MAX_DEPTH
+from streamparse.formats.gemma_args import GemmaArgsTracker, gemma_args_to_json
+from streamparse.formats.pyliteral import MAX_DEPTH
 
 D = '<|"|>'
 E = "<escape>"
@@ -246,17 +246,7 @@ def test_tracker_waits_inside_an_unclosed_string() -> None:
 
 @pytest.mark.parametrize("delim", [D, E])
 def test_tracker_handles_the_delimiter_split_at_every_offset(delim: str) -> None:
-    text = (
-        "{label:"
-        + delim
-        + "standup}, {daily"
-        + delim
-        + ",tags:["
-        + delim
-        + "]"
-        + delim
-        + "],n:1}<tool_call|>"
-    )
+    text = "{label:" + delim + "standup}, {daily" + delim + ",tags:[" + delim + "]" + delim + "],n:1}<tool_call|>"
     expected = _feed_pieces([text], delim)
     assert expected[0] == text.index("<tool_call|>")
     for i in range(len(text) + 1):
@@ -291,9 +281,7 @@ def test_tracker_agrees_on_any_split_of_any_text(data: st.DataObject, text: str,
 
 @settings(max_examples=100, deadline=None)
 @given(st.data(), st.dictionaries(_keys, _values, max_size=5))
-def test_tracker_closes_exactly_at_the_end_of_generated_arguments(
-    data: st.DataObject, args: dict[str, Any]
-) -> None:
+def test_tracker_closes_exactly_at_the_end_of_generated_arguments(data: st.DataObject, args: dict[str, Any]) -> None:
     text = _render(args, D)
     tail = data.draw(st.sampled_from(["", "<tool_call|>", "}", D]))
     close, broken, _ = _feed_pieces(data.draw(_splits(text + tail)))

@@ -43,8 +43,10 @@ OVERSIZED = {
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
         '{"q": "' + BIG + '"}<|tool_call_end|><|tool_calls_section_end|>',
     ),
-    "nested arrays": (["hermes"], '<tool_call>{"name": "f", "arguments": {"obj": {"a": ' + "[" * 1500 + "]" * 1500
-                      + "}}}</tool_call>"),
+    "nested arrays": (
+        ["hermes"],
+        '<tool_call>{"name": "f", "arguments": {"obj": {"a": ' + "[" * 1500 + "]" * 1500 + "}}}</tool_call>",
+    ),
     "json-encoded string arguments": (
         ["hermes"],
         '<tool_call>{"name": "f", "arguments": "{\\"q\\": \\"' + BIG + '\\"}"}</tool_call>',
@@ -59,7 +61,9 @@ OVERSIZED = {
     ),
     "section of invokes": (
         ["xml_invoke"],
-        '<function_calls>\n<invoke name="f">\n<parameter name="q">' + BIG + "</parameter>\n</invoke>\n</function_calls>",
+        '<function_calls>\n<invoke name="f">\n<parameter name="q">'
+        + BIG
+        + "</parameter>\n</invoke>\n</function_calls>",
     ),
     "glm arg values": (
         ["glm45"],
@@ -174,7 +178,12 @@ def test_a_50_mb_string_argument_is_rejected_with_small_memory() -> None:
     [
         (["hermes"], '<tool_call>{"name": "f", "arguments": "{\\"q\\": \\"', "x", '\\"}"}</tool_call>'),
         (["hermes"], '<tool_call>{"name": "f", "arguments": {"', "k", '": 1}}</tool_call>'),
-        (["qwen3_coder"], "<tool_call>\n<function=f>\n<parameter=n>\n", "7", "\n</parameter>\n</function>\n</tool_call>"),
+        (
+            ["qwen3_coder"],
+            "<tool_call>\n<function=f>\n<parameter=n>\n",
+            "7",
+            "\n</parameter>\n</function>\n</tool_call>",
+        ),
         (["xml_invoke"], '<invoke name="f">\n<parameter name="q">', "x<", "</parameter>\n</invoke>"),
     ],
     ids=["json-string-args", "huge-key", "typed-tag-value", "tag-value-with-lt"],
@@ -276,7 +285,7 @@ def test_one_character_feeds_hold_back_a_bounded_suffix(text: str) -> None:
 
 
 def test_long_backtick_and_tilde_runs_are_text_in_every_chunking() -> None:
-    text = "a " + "`" * 40 + "b`c`" + "\n" + "~" * 40 + "\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"
+    text = "a " + "`" * 40 + "b`c`" + "\n" + "~" * 40 + '\n<tool_call>{"name": "f", "arguments": {}}</tool_call>'
     result = check_stream(text, formats=["hermes"])
     assert calls(result) == [("f", {})]  # neither run opened code, so the call was read
     assert result.text.startswith("a " + "`" * 40 + "b`c`")

@@ -9,6 +9,7 @@ import pytest
 
 import streamparse
 from streamparse import StreamParser, formats, parse
+from streamparse.parser import describe
 from streamparse.presets import RULES
 
 
@@ -48,7 +49,7 @@ def test_unknown_model_falls_back_to_auto_and_says_so(caplog: pytest.LogCaptureF
 
 def test_describe_gives_models_delimiters_and_a_parsing_example_for_every_format() -> None:
     for name in formats.names():
-        info = formats.describe(name)
+        info = describe(name)
         assert info["name"] == name and info["models"] and info["delimiters"] and info["example"]
         assert info["parses_to"], f"{name}'s example does not parse to a call"
 

@@ -38,13 +38,9 @@ STREAM = (
     + ev("ping")
     + ev("content_block_start", index=1, content_block={"type": "text", "text": ""})
     + delta(1, type="text_delta", text="Sure.\n<tool_call>")
-    + delta(
-        1, type="text_delta", text='{"name": "lookup_order", "arguments": {"order_id": "B-2"}}</tool_call>'
-    )
+    + delta(1, type="text_delta", text='{"name": "lookup_order", "arguments": {"order_id": "B-2"}}</tool_call>')
     + ev("content_block_stop", index=1)
-    + ev(
-        "message_delta", delta={"stop_reason": "end_turn", "stop_sequence": None}, usage={"output_tokens": 9}
-    )
+    + ev("message_delta", delta={"stop_reason": "end_turn", "stop_sequence": None}, usage={"output_tokens": 9})
     + ev("message_stop")
 ).encode()
 
@@ -179,8 +175,6 @@ def test_writer_stop_reason_without_calls_maps_upstream_reason() -> None:
 
 def test_writer_output_reads_back_through_the_reader() -> None:
     w = AnthropicEventWriter("c")
-    wire = b"".join(
-        to_sse_event(e) for e in w.write([ReasoningDelta("r"), TextDelta("plain text")]) + w.finish()
-    )
+    wire = b"".join(to_sse_event(e) for e in w.write([ReasoningDelta("r"), TextDelta("plain text")]) + w.finish())
     assert [e.event for e in SSEDecoder().feed(wire)][:2] == ["message_start", "content_block_start"]
     assert summary(list(anthropic_sse_events([wire], formats=["hermes"]))) == ("plain text", "r", [])

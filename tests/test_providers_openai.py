@@ -132,9 +132,7 @@ def test_error_event_and_vllm_error_object_raise() -> None:
     with pytest.raises(ProviderError, match="bad request"):
         OpenAISSEReader().feed(b'event: error\ndata: {"message": "bad request", "code": 400}\n\n')
     with pytest.raises(ProviderError) as info:
-        OpenAISSEReader().feed_chunk(
-            {"object": "error", "message": "too long", "type": "BadRequestError", "code": 400}
-        )
+        OpenAISSEReader().feed_chunk({"object": "error", "message": "too long", "type": "BadRequestError", "code": 400})
     assert (info.value.status, info.value.type) == (400, "BadRequestError")
 
 

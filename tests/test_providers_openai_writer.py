@@ -53,9 +53,7 @@ def accumulate(chunks: list[dict[str, Any]], final: bool = True) -> Any:
     return state.get_final_completion() if final else state.current_completion_snapshot
 
 
-def write_all(
-    writer: OpenAIChunkWriter, events: list[Any], reason: str | None = None
-) -> list[dict[str, Any]]:
+def write_all(writer: OpenAIChunkWriter, events: list[Any], reason: str | None = None) -> list[dict[str, Any]]:
     return writer.write(events) + writer.finish(reason)
 
 
@@ -84,9 +82,7 @@ def test_rejected_call_never_reaches_the_wire_and_indices_stay_contiguous() -> N
     chunks = write_all(OpenAIChunkWriter("m"), events)
     wire = json.dumps(chunks)
     assert "LEAKED" not in wire and "town" not in wire
-    indices = [
-        tc["index"] for c in chunks for tc in c["choices"][0]["delta"].get("tool_calls", []) if "id" in tc
-    ]
+    indices = [tc["index"] for c in chunks for tc in c["choices"][0]["delta"].get("tool_calls", []) if "id" in tc]
     assert indices == [0, 1]
 
 
@@ -125,25 +121,18 @@ def test_eager_mode_streams_argument_deltas_as_they_arrive() -> None:
         {"index": 0, "id": "c", "type": "function", "function": {"name": "f", "arguments": ""}},
         {"index": 0, "function": {"arguments": '{"a": '}},
     ]
-    rest = w.write(
-        [ToolCallDelta(0, "1}"), ToolCallEnd(0, ToolCall("c", "f", {"a": 1}, '{"a": 1}', "x", "r"))]
-    )
+    rest = w.write([ToolCallDelta(0, "1}"), ToolCallEnd(0, ToolCall("c", "f", {"a": 1}, '{"a": 1}', "x", "r"))])
     msg = accumulate(first + rest + w.finish()).choices[0].message
     assert msg.tool_calls[0].function.arguments == '{"a": 1}'
 
 
 def test_finish_reason_is_upstreams_without_calls_and_stop_by_default() -> None:
     w = OpenAIChunkWriter("m")
-    assert (
-        accumulate(write_all(w, [TextDelta("cut")], "length"), final=False).choices[0].finish_reason
-        == "length"
-    )
+    assert accumulate(write_all(w, [TextDelta("cut")], "length"), final=False).choices[0].finish_reason == "length"
     w = OpenAIChunkWriter("m")
     assert accumulate(write_all(w, [TextDelta("ok")])).choices[0].finish_reason == "stop"
     w = OpenAIChunkWriter("m")  # only a rejected candidate: no tool_calls finish
-    assert (
-        accumulate(write_all(w, [ToolCallRejected(0, "malformed", "x")])).choices[0].finish_reason == "stop"
-    )
+    assert accumulate(write_all(w, [ToolCallRejected(0, "malformed", "x")])).choices[0].finish_reason == "stop"
 
 
 def test_rejected_note_is_opt_in_visible_text() -> None:

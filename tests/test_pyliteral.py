@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamparse.pyliteral import MAX_DEPTH, PyCallTracker, parse_call, parse_call_lines, parse_call_list
+from streamparse.formats.pyliteral import MAX_DEPTH, PyCallTracker, parse_call, parse_call_lines, parse_call_list
 
 # --- literal kinds ---------------------------------------------------------------------------------------
 
@@ -237,9 +237,7 @@ def test_empty_call_list_is_no_calls() -> None:
 
 
 def test_call_lines_read_one_call_per_line_with_print_wrappers() -> None:
-    text = (
-        "lookup_order(order_id='A-1')\n\nprint(default_api.set_alarm(minutes=15))\n  print( x(a=[1, 2]) )  \n"
-    )
+    text = "lookup_order(order_id='A-1')\n\nprint(default_api.set_alarm(minutes=15))\n  print( x(a=[1, 2]) )  \n"
     assert parse_call_lines(text) == [
         ("lookup_order", {"order_id": "A-1"}),
         ("default_api.set_alarm", {"minutes": 15}),

@@ -54,7 +54,7 @@ def test_each_reason_is_reachable_and_chunking_invariant(reason: str) -> None:
     assert not result.tool_calls  # fail closed: nothing executable came out
     for rej in result.rejected:
         assert rej.reason in REASONS and isinstance(rej.detail, str) and rej.detail
-        assert rej.raw and rej.raw not in result.text  # rejected markup is never visible (R1)
+        assert rej.raw and rej.raw not in result.text  # rejected markup is never visible (result rule)
 
 
 def test_every_reason_except_the_reserved_one_is_covered() -> None:
@@ -92,14 +92,14 @@ def test_schema_violation_names_the_problem_and_nothing_is_coerced_or_filled() -
         formats=["hermes"],
         tools=TOOLS,
     )
-    assert reasons(wrong) == ["schema_violation"]  # R5: "4" is not coerced to 4
+    assert reasons(wrong) == ["schema_violation"]  # no-coercion rule: "4" is not coerced to 4
 
 
 def test_a_truncated_call_after_complete_ones_keeps_them() -> None:
     result = check_stream(GOOD + GOOD[:-5], formats=["hermes"])
     assert calls(result) == [("lookup_order", {"order_id": "A-1"})]
     assert reasons(result) == ["truncated"]
-    assert result.text == ""  # the partial markup is not visible (R9)
+    assert result.text == ""  # the partial markup is not visible (end-of-stream rule)
 
 
 def test_a_single_gated_candidate_passes_the_gates() -> None:

@@ -1,4 +1,4 @@
-"""Telemetry (seed 003): per-call fields, ``parser.stats`` counters, debug logging that never prints."""
+"""Telemetry: per-call fields, ``parser.stats`` counters, debug logging that never prints."""
 
 from __future__ import annotations
 
@@ -20,7 +20,10 @@ TOOLS = [
     },
     {
         "type": "function",
-        "function": {"name": "set_alarm", "parameters": {"type": "object", "properties": {"minutes": {"type": "integer"}}}},
+        "function": {
+            "name": "set_alarm",
+            "parameters": {"type": "object", "properties": {"minutes": {"type": "integer"}}},
+        },
     },
 ]
 HERMES = '<tool_call>{"name": "lookup_order", "arguments": {"order_id": "A-1"}}</tool_call>'

@@ -1,4 +1,4 @@
-"""ToolSet: definition styles, construction errors, R8 validation, shared validators, schema lookup."""
+"""ToolSet: definition styles, construction errors, validation rule validation, shared validators, schema lookup."""
 
 from __future__ import annotations
 
@@ -55,13 +55,14 @@ def unique_schema(**properties: Any) -> dict[str, Any]:
     "definition",
     [
         pytest.param(
-            {"type": "function", "function": {"name": "t", "description": ALARM_DOC,
-                                              "parameters": ALARM_SCHEMA}},
+            {"type": "function", "function": {"name": "t", "description": ALARM_DOC, "parameters": ALARM_SCHEMA}},
             id="openai-chat",
         ),
         pytest.param({"name": "t", "description": ALARM_DOC, "parameters": ALARM_SCHEMA}, id="bare-function"),
-        pytest.param({"type": "function", "name": "t", "description": ALARM_DOC, "parameters": ALARM_SCHEMA},
-                     id="openai-responses"),
+        pytest.param(
+            {"type": "function", "name": "t", "description": ALARM_DOC, "parameters": ALARM_SCHEMA},
+            id="openai-responses",
+        ),
         pytest.param({"name": "t", "description": ALARM_DOC, "input_schema": ALARM_SCHEMA}, id="anthropic"),
     ],
 )
@@ -246,8 +247,10 @@ def test_from_any_accepts_a_generator_and_a_single_definition() -> None:
             r"invalid JSON Schema at \$\.properties\.x\.type",
         ),
         ([{"name": "a", "parameters": {"type": "object", "required": "minutes"}}], "invalid JSON Schema"),
-        ([{"name": "a", "parameters": {"type": "object", "properties": {"x": {"pattern": "("}}}}],
-         "invalid JSON Schema"),
+        (
+            [{"name": "a", "parameters": {"type": "object", "properties": {"x": {"pattern": "("}}}}],
+            "invalid JSON Schema",
+        ),
         ([{"name": "a", "parameters": {"type": "string"}}], "object schema"),
         ([{"name": "a", "parameters": ["not", "a", "schema"]}], "JSON Schema object"),
         ([{"name": "a", "parameters": {"properties": {"x": {"$ref": "#/$defs/No"}}}}], "does not resolve"),
@@ -271,7 +274,7 @@ def test_a_callable_without_a_name_is_rejected() -> None:
         ToolSet.from_any([Anonymous()])
 
 
-# --------------------------------------------------------------------------- validation (R8)
+# --------------------------------------------------------------------------- validation (validation rule)
 
 TRIP = {
     "type": "object",
@@ -340,7 +343,7 @@ def test_validate_accepts_valid_arguments(trip_tools: ToolSet) -> None:
 
 
 def test_jsonschema_treats_bool_as_neither_integer_nor_number() -> None:
-    # R8 relies on this behaviour of jsonschema; pin it so an upgrade cannot silently change it.
+    # validation rule relies on this behaviour of jsonschema; pin it so an upgrade cannot silently change it.
     validator = jsonschema.Draft202012Validator({"type": "integer"})
     assert not validator.is_valid(True)
     assert not jsonschema.Draft202012Validator({"type": "number"}).is_valid(False)

@@ -1,4 +1,4 @@
-"""The format catalog (FORMATS.md): canonical names, documentation and wiring.
+"""The format catalog (docs/FORMATS.md): canonical names, documentation and wiring.
 
 Adding a format is one :class:`FormatSpec` in one of the modules below, built from the handler
 factories in :mod:`streamparse.formats.openers` and the engine's shared states.
@@ -9,17 +9,17 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from . import jsonic, marked, pyish, tagged, tokens, unmarked
+from . import functionary, jsonic, marked, pyish, sections, tagged, tokens, unmarked
 from .base import FormatSpec, Wiring
 
-__all__ = ["FormatSpec", "Wiring", "CATALOG", "names", "describe", "get", "resolve"]
+__all__ = ["FormatSpec", "Wiring", "CATALOG", "names", "get", "resolve"]
 
 CATALOG: dict[str, FormatSpec] = {}
-for _module in (jsonic, tagged, tokens, marked, pyish, unmarked):
+for _module in (jsonic, tagged, tokens, marked, sections, functionary, pyish, unmarked):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec
 
-# Order in which formats claim shared openers: the order of FORMATS.md, with the list/variant formats that
+# Order in which formats claim shared openers: the order of docs/FORMATS.md, with the list/variant formats that
 # take precedence on a shared continuation first.
 ORDER: tuple[str, ...] = tuple(CATALOG)
 
@@ -48,20 +48,3 @@ def resolve(formats: Any) -> tuple[str, ...]:
     if not wanted:
         raise ValueError("formats must name at least one format, or be 'auto'")
     return tuple(n for n in ORDER if n in wanted)
-
-
-def describe(name: str) -> dict[str, Any]:
-    """Models, delimiters and an example of one format, with what the example parses to."""
-    spec = get(name)
-    from ..parser import parse
-
-    result = parse(spec.example, formats=[spec.name], start_in_reasoning=False)
-    return {
-        "name": spec.name,
-        "models": spec.models,
-        "delimiters": spec.delimiters,
-        "example": spec.example,
-        "parses_to": [{"name": c.name, "arguments": c.arguments} for c in result.tool_calls],
-        "opt_in": spec.opt_in,
-        "notes": spec.notes,
-    }

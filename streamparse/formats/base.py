@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..engine import Handler
+from ..core.engine import Handler
 
 
 @dataclass
@@ -13,9 +13,9 @@ class Wiring:
     """Markers of the visible-text scope, collected from every active format in catalog order.
 
     ``fence_infos`` maps a fenced block's info string to a handler (fences that are themselves markers,
-    R3 exceptions); ``ns`` holds namespaced tag suffixes (``<ns:invoke``); ``start`` holds handlers tried
-    once at the start of the output (unmarked formats, R4). ``explicit``: the formats were named (not
-    ``"auto"``), so unmarked formats may also claim line starts (R4).
+    code rule exceptions); ``ns`` holds namespaced tag suffixes (``<ns:invoke``); ``start`` holds handlers tried
+    once at the start of the output (unmarked formats, start rule). ``explicit``: the formats were named (not
+    ``"auto"``), so unmarked formats may also claim line starts (start rule).
     """
 
     markers: dict[str, list[Handler]] = field(default_factory=dict)
@@ -42,5 +42,5 @@ class FormatSpec:
     example: str
     wire: Callable[[Wiring], None]
     opt_in: bool = False  # not part of formats="auto" (key_value)
-    primed: bool = False  # its template opens reasoning in the prompt (R10)
+    primed: bool = False  # its template opens reasoning in the prompt (reasoning rule)
     notes: str = ""

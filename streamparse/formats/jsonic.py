@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 
-from ..calls import LOOKAHEAD, JsonCallState, fence_at, skip_ws
-from ..engine import Engine
+from ..core.engine import Engine
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, word_char
+from ..states.json_body import JsonCallState
 from .base import FormatSpec, Wiring
 from .openers import Decision, json_call, named_json
 
 
 def wire_hermes(w: Wiring) -> None:
-    # `<tool_call>[` is granite's when granite is active (FORMATS §3), else a hermes list.
+    # `<tool_call>[` is granite's when granite is active (docs/FORMATS.md, auto-detection), else a hermes list.
     w.on("<tool_call>", json_call("hermes", ("</tool_call>",), lists=True, unless_active="granite"))
 
 
@@ -22,21 +23,17 @@ def wire_function_tag(w: Wiring) -> None:
     w.on("<function=", named_json("function_tag", FUNCTION_NAME, ">", ("</function>",)))
 
 
-def _word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
-
-
 def tool_call_marker(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``TOOL_CALL`` as a whole word, optional ``:``, whitespace, an optional json fence, an object."""
     buf = eng.buf
-    if s > 0 and _word_char(buf[s - 1]):
+    if s > 0 and word_char(buf[s - 1]):
         return False
     if e >= len(buf):
         return False if final else None
     j = e
     if buf[j] == ":":
         j += 1
-    elif _word_char(buf[j]):
+    elif word_char(buf[j]):
         return False
     j = skip_ws(buf, j)
     if j >= len(buf):
@@ -46,10 +43,10 @@ def tool_call_marker(eng: Engine, s: int, e: int, final: bool) -> Decision:
         f = fence_at(buf, j, final)
         if f is None or f is False:
             return f
-        j = skip_ws(buf, f)
-        if j >= len(buf):
-            return False if final else None
-        fenced = True
+        k = after_ws(buf, f, final)
+        if k is None or isinstance(k, bool):
+            return k
+        j, fenced = k, True
     if buf[j] != "{":
         return False
     eng.begin_call("tool_call_marker", s)
@@ -79,7 +76,7 @@ SPECS = [
     ),
     FormatSpec(
         "tool_call_marker",
-        "prompted agents (seed 000)",
+        "prompted agents with a TOOL_CALL contract",
         'TOOL_CALL [:] [```json] {"tool_name"|"tool"|"name": NAME, "parameters"|"params"|"arguments": ARGS}',
         'TOOL_CALL\n{"tool": "lookup_order", "params": {"order_id": "A-1001"}}',
         wire_tool_call_marker,

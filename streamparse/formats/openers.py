@@ -1,41 +1,36 @@
-"""Handler factories the format entries are written with (R2 continuations live here)."""
+"""Handler factories the format entries are written with (continuation rule continuations live here)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
-from ..calls import (
-    LOOKAHEAD,
-    BlockState,
-    JsonArgsState,
-    JsonCallState,
-    TagCallState,
-    TagSyntax,
-    close_block,
-    fence_at,
-    read_header,
-    skip_ws,
-    starts_or_prefix,
-)
-from ..engine import Engine, Handler, MarkerTable
+from ..core.engine import Engine, Handler, MarkerTable, State
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix
+from ..rejections import Reason
+from ..states.blocks import BlockState, close_block
+from ..states.json_body import JsonArgsState, JsonCallState
+from ..states.tag_body import TagCallState, TagSyntax
 
 Decision = bool | None
+
+TOOL_NAME = re.compile(r"\w[\w.\-]{0,199}")  # a bare tool name (mistral, tool_request)
+NAME_MAX = 200
 
 
 def _first(eng: Engine, e: int, final: bool, fences: bool = True) -> tuple[int, bool] | Decision:
     """Skip whitespace (and an optional ```json fence line) after an opener: (index, fenced)."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     if fences and buf[j] == "`":
         f = fence_at(buf, j, final)
         if f is None or f is False:
             return f
-        j = skip_ws(buf, f)
-        if j >= len(buf):
-            return False if final else None
+        j = after_ws(buf, f, final)
+        if j is None or isinstance(j, bool):
+            return j
         return j, True
     return j, False
 
@@ -64,9 +59,7 @@ def json_call(
             return True
         if c == "[" and lists and not (unless_active and unless_active in eng.cfg.format_set):
             eng.pos = j
-            eng.push(
-                JsonCallState(eng, fmt, closers, list_form=True, optional_close=optional_close, fenced=fenced)
-            )
+            eng.push(JsonCallState(eng, fmt, closers, list_form=True, optional_close=optional_close, fenced=fenced))
             return True
         return False
 
@@ -78,9 +71,9 @@ def block(opener_table: Callable[[], MarkerTable], continuation: str | None = No
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         if continuation is not None:
-            j = skip_ws(eng.buf, e)
-            if j >= len(eng.buf):
-                return False if final or j - e >= LOOKAHEAD else None
+            j = after_ws(eng.buf, e, final)
+            if j is None or isinstance(j, bool):
+                return j
             ok = starts_or_prefix(eng.buf, j, continuation)
             if not ok:
                 return ok if not final else False
@@ -125,9 +118,9 @@ def tag_call(
         if not m:
             return m
         if require_next:
-            j = skip_ws(eng.buf, m.end())
-            if j >= len(eng.buf):
-                return False if final else None
+            j = after_ws(eng.buf, m.end(), final)
+            if j is None or isinstance(j, bool):
+                return j
             results = [starts_or_prefix(eng.buf, j, w) for w in require_next]
             if not any(results):
                 return None if (None in results and not final) else False
@@ -164,6 +157,56 @@ def named_json(
         eng.set_name(m.group("name").strip())
         eng.pos = j
         eng.push(JsonArgsState(eng, closers, optional_close=optional_close, fenced=fenced))
+        return True
+
+    return handler
+
+
+# -- openers followed by JSON call objects -------------------------------------------------------------
+
+
+def cut_off(eng: Engine, s: int, fmt: str, final: bool) -> Decision:
+    """The stream may still complete the opener's continuation: wait, or at the end a truncated call."""
+    if not final:
+        return None
+    eng.begin_call(fmt, s)
+    eng.fail_call(Reason.TRUNCATED, "the stream ended right after the opener", len(eng.buf))
+    eng.pos = len(eng.buf)
+    return True
+
+
+def after_opener(eng: Engine, s: int, e: int, fmt: str, final: bool, token: bool) -> int | bool | None:
+    """Index of the first non-space character after an opener; for a special ``token`` opener the end of
+    the stream there is a truncated call, for a plain-text opener it leaves the opener as text."""
+    buf = eng.buf
+    j = skip_ws(buf, e)
+    if j < len(buf):
+        return j
+    if j - e >= LOOKAHEAD:
+        return False
+    if token:
+        return cut_off(eng, s, fmt, final)
+    return False if final else None
+
+
+def start_object(eng: Engine, s: int, j: int, fmt: str, state: State) -> bool:
+    eng.begin_call(fmt, s)
+    eng.pos = j
+    eng.push(state)
+    return True
+
+
+def objects_section(fmt: str, table: Callable[[], MarkerTable], token: bool) -> Handler:
+    """An opener followed by one or more JSON call objects, read as a section (``{`` must come next)."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        j = after_opener(eng, s, e, fmt, final, token=token)
+        if j is None or isinstance(j, bool):
+            return j
+        if eng.buf[j] != "{":
+            return False
+        eng.pos = e
+        eng.push(BlockState(table()))
         return True
 
     return handler

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import re
 
-from ..calls import LOOKAHEAD, TagCallState, TagSyntax, read_header, skip_ws, starts_or_prefix
-from ..engine import Engine, Handler
-from ..gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
-from ..keyvalue_state import KeyValueState
-from ..pythonic_state import FENCE, LINES, LIST, GemmaCallState, PyCallsState, match_head
+from ..core.engine import Engine, Handler
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix
+from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
+from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
+from .keyvalue import KeyValueState
 from .openers import Decision
+from .pythonic import FENCE, LINES, LIST, GemmaCallState, PyCallsState, match_head
 
 # pythonic ------------------------------------------------------------------------------------------------
 #
 # Wrapped forms (Llama 4 ``<|python_start|>[...]<|python_end|>``, LFM2 ``<|tool_call_start|>[...]
 # <|tool_call_end|>``, Olmo 3 ``<function_calls>`` one call per line) are recognised anywhere; a bare
-# ``[NAME(...)]`` only at the start of the output (R4). After an unambiguous wrapper, a call with positional
+# ``[NAME(...)]`` only at the start of the output (start rule). After an unambiguous wrapper, a call with positional
 # arguments or expressions is *rejected* (malformed), not turned into text: its ToolCallStart was already
 # emitted when ``NAME(`` was seen, and the wrapper token is markup a model only writes to call a tool. The
 # bare form has no such signal, so it stays text until its first call is confirmed: ``[print(x) for x in
@@ -60,9 +61,9 @@ def wrapped_list(closer: str) -> Handler:
 def olmo_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<function_calls>`` + ``NAME(``: Olmo 3 (``<invoke`` is xml_invoke's, ``[``/``{`` function_calls_json)."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     m = match_head(buf, j, final)
     if not m:
         return m
@@ -72,7 +73,7 @@ def olmo_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
 
 
 def pythonic_bare(eng: Engine, s: int, e: int, final: bool) -> Decision:
-    """The start of the output (R4): ``[NAME(`` begins a candidate that is text until confirmed."""
+    """The start of the output (start rule): ``[NAME(`` begins a candidate that is text until confirmed."""
     ok = _list_head(eng, s, final)
     if not ok:
         return ok
@@ -94,9 +95,9 @@ def wire_pythonic(w: Wiring) -> None:
 def tool_code_fence(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """A ```` ```tool_code ```` fence (``e`` is the end of its info line) whose first line is a call."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     m = match_head(buf, j, final, gemma=True)
     if not m:
         return m
@@ -119,9 +120,9 @@ _GEMMA_NAME = re.compile(r"\s*call:(?P<name>[^\s{}<>:,]{1,200})\{")
 def gemma_call(delim: str, closer: str) -> Handler:
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
-        j = skip_ws(buf, e)
-        if j >= len(buf):
-            return False if final or j - e >= LOOKAHEAD else None
+        j = after_ws(buf, e, final)
+        if j is None or isinstance(j, bool):
+            return j
         ok = starts_or_prefix(buf, j, "call:")
         if not ok:
             return None if ok is None and not final else False
@@ -141,6 +142,7 @@ def wire_gemma4(w: Wiring) -> None:
     w.on(GEMMA4_OPEN, gemma_call(GEMMA4_STRING_DELIM, GEMMA4_CLOSE))
     w.on(FGEMMA_OPEN, gemma_call(FUNCTIONGEMMA_STRING_DELIM, FGEMMA_CLOSE))
 
+
 # generic_xml --------------------------------------------------------------------------------------------
 
 GENERIC_XML_NAME = re.compile(r"\s*<name>\s*(?P<name>[^<>\n]{1,200}?)\s*</name>")
@@ -158,9 +160,9 @@ GENERIC_XML_SYNTAX = TagSyntax(
 def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<tool>`` then (after whitespace) ``<name>NAME</name>``; ``<tool name="...">`` is tag_json's."""
     buf = eng.buf
-    j = skip_ws(buf, e)
-    if j >= len(buf):
-        return False if final or j - e >= LOOKAHEAD else None
+    j = after_ws(buf, e, final)
+    if j is None or isinstance(j, bool):
+        return j
     ok = starts_or_prefix(buf, j, "<name>")
     if not ok:
         return None if ok is None and not final else False
@@ -216,7 +218,8 @@ def wire_key_value(w: Wiring) -> None:
 SPECS: list[FormatSpec] = [
     FormatSpec(
         "pythonic",
-        "Llama 3.2 1B/3B, Llama 4 (pythonic), ToolACE, LFM2, Olmo 3; seed 003's bracket fallback",
+        "Llama 3.2 1B/3B, Llama 4 (pythonic), ToolACE, LFM2, Olmo 3; the bracket fallback of "
+        "the gated-fallback playbook",
         "[NAME(k=v, ...), ...] bare at the output start; <|python_start|>[...]<|python_end|> (Llama 4); "
         "<|tool_call_start|>[...]<|tool_call_end|> (LFM2); <function_calls>\\nNAME(...)\\n</function_calls> (Olmo 3)",
         "Setting both.\n<|python_start|>[set_alarm(label='standup', minutes=15), "
@@ -244,16 +247,17 @@ SPECS: list[FormatSpec] = [
     ),
     FormatSpec(
         "generic_xml",
-        "prompted models (seed 002)",
+        "prompted models (LLxprt Code)",
         "<tool> <name>NAME</name> <arguments> <K>V</K> ... </arguments> </tool>",
         "<tool>\n  <name>set_alarm</name>\n  <arguments>\n    <label>standup</label>\n    <minutes>15</minutes>\n"
         "  </arguments>\n</tool>",
         wire_generic_xml,
-        notes="Leaf values are trimmed and typed by the tool schema (R7); without a schema they stay strings.",
+        notes="Leaf values are trimmed and typed by the tool schema (text-value rule); without a schema they "
+        "stay strings.",
     ),
     FormatSpec(
         "key_value",
-        "Gemini-CLI style prompted models (seed 002)",
+        "Gemini-CLI style prompted models",
         '✦ tool_call: NAME for K V K "V with spaces" ... (one line, at a line start)',
         '✦ tool_call: set_alarm for label "daily standup" minutes 15',
         wire_key_value,

@@ -1,4 +1,4 @@
-"""Formats whose arguments are text values in tags (R7): qwen3_coder, seed_oss, xml_invoke, minimax,
+"""Formats whose arguments are text values in tags (text-value rule): qwen3_coder, seed_oss, xml_invoke, minimax,
 deepseek_dsml, glm45."""
 
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..calls import LOOKAHEAD, TagCallState, TagSyntax, skip_ws, starts_or_prefix
-from ..engine import Engine, Handler
-from ..scanner import split_ns
+from ..core.engine import Engine, Handler
+from ..core.lookahead import LOOKAHEAD, skip_ws, starts_or_prefix
+from ..core.scanner import split_ns
+from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
 from .openers import Decision, block, block_table, tag_call
 
@@ -167,8 +168,7 @@ SPECS = [
         "seed_oss",
         "ByteDance-Seed/Seed-OSS-36B",
         "<seed:tool_call> <function=NAME> <parameter=K>V</parameter> </function> </seed:tool_call>",
-        "<seed:tool_call>\n<function=fare_quote>\n<parameter=route>LIS-OPO</parameter>\n</function>\n"
-        "</seed:tool_call>",
+        "<seed:tool_call>\n<function=fare_quote>\n<parameter=route>LIS-OPO</parameter>\n</function>\n</seed:tool_call>",
         wire_seed_oss,
     ),
     FormatSpec(

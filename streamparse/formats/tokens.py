@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from ..calls import LOOKAHEAD, JsonArgsState, fence_at, skip_ws
-from ..engine import Engine, Handler, MarkerTable, ScanState
+from ..core.engine import Engine, Handler, MarkerTable, ScanState
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws
 from ..rejections import Reason
-from ..textscope import CONTROL_TOKENS, drop, pop_scope
+from ..states.json_body import JsonArgsState
+from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from .base import FormatSpec, Wiring
 from .openers import Decision, block, block_table
 
@@ -30,9 +31,9 @@ def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return None if (len(buf) < e + LOOKAHEAD and not final) else False
     head = buf[e:idx].strip()
     after = idx + len(DS_SEP)
-    j = skip_ws(buf, after)
-    if j >= len(buf):
-        return False if final else None
+    j = after_ws(buf, after, final)
+    if j is None or isinstance(j, bool):
+        return j
     if buf[j] == "{" and "deepseek_v31" in active:
         eng.begin_call("deepseek_v31", s)
         eng.set_name(head)
@@ -45,17 +46,17 @@ def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if nl < 0:
         return None if (len(buf) < after + LOOKAHEAD and not final) else False
     name = buf[after:nl].strip()
-    k = skip_ws(buf, nl)
-    if k >= len(buf):
-        return False if final else None
+    k = after_ws(buf, nl, final)
+    if k is None or isinstance(k, bool):
+        return k
     fenced = False
     if buf[k] == "`":
         f = fence_at(buf, k, final)
         if f is None or f is False:
             return f
-        k = skip_ws(buf, f)
-        if k >= len(buf):
-            return False if final else None
+        k = after_ws(buf, f, final)
+        if k is None or isinstance(k, bool):
+            return k
         fenced = True
     if buf[k] != "{":
         return False
@@ -100,9 +101,9 @@ def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     m = _KIMI_ID.fullmatch(buf, e, idx)
     if m is None:
         return False
-    j = skip_ws(buf, idx + len(KIMI_ARGS_BEGIN))
-    if j >= len(buf):
-        return False if final else None
+    j = after_ws(buf, idx + len(KIMI_ARGS_BEGIN), final)
+    if j is None or isinstance(j, bool):
+        return j
     eng.begin_call("kimi_k2", s)
     eng.set_name(m.group("name"), call_id=buf[e:idx].strip())
     eng.pos = j
@@ -110,7 +111,7 @@ def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
-# The section is shared with token_json (formats/marked.py: a `{` body right after `<|tool_call_begin|>`),
+# The section is shared with token_json (formats/sections.py: a `{` body right after `<|tool_call_begin|>`),
 # which adds its call handler here; inside the section each active format checks its continuation.
 SECTION_CALLS: dict[str, Handler] = {"kimi_k2": kimi_call}
 

@@ -1,23 +1,24 @@
-"""Unmarked formats (R4): json, xlam, envelope, and the bare forms of llama3_json and tool_request (c).
+"""Unmarked formats (start rule): json, xlam, envelope, and the bare forms of llama3_json and tool_request (c).
 
-They have no opener, so they are tried only where R4 allows: at the start of the output (a start handler,
+They have no opener, so they are tried only where start rule allows: at the start of the output (a start handler,
 see :mod:`streamparse.startscope`) and, when named in ``formats``, at every line start (``{``/``[``
-markers that check the line start, and ``json``/bare fences, R3). A candidate there is *held* (not
+markers that check the line start, and ``json``/bare fences, code rule). A candidate there is *held* (not
 released as text) only while it can still be a call, and the hold is bounded (:data:`HOLD_CAP`):
 
 - :class:`Shape` watches the candidate's top-level keys as the JSON streams in. A name key with a string
   value plus an args key whose value is an object (or null, or a string holding an object) makes it a
   call; ``toolCalls``/``needsMoreWork`` make it an envelope; the first other key (``version``, ...), a
-  non-string name, a non-object element of a list, or JSON that does not parse even after R6 repairs
+  non-string name, a non-object element of a list, or JSON that does not parse even after repair rules repairs
   makes it text at once. ``type`` and ``id`` are neutral (OpenAI / Llama 3.3 add them); so is ``content``
   while an envelope is still possible.
 - Text: the held characters are emitted exactly, and the rest of the JSON value streams through as text
-  (markers inside a data answer are not scanned); in a fence the rest of the block is code (R3).
+  (markers inside a data answer are not scanned); in a fence the rest of the block is code (code rule).
 - Call: the held prefix is read once more by the shared :class:`~streamparse.calls.JsonCallState`, so
   the name and arguments stream from there on; an undeclared name is rejected (``unknown_tool``).
-- Envelope (seed 004): ``content`` streams as visible text, the calls in ``toolCalls`` stream as calls,
+- Envelope (from a proposal to normalise every format into one envelope): ``content`` streams as
+  visible text, the calls in ``toolCalls`` stream as calls,
   ``needsMoreWork`` goes to ``StreamParser.metadata["needsMoreWork"]``.
-- End of stream while held (R9): a truncated call once a complete name pair and the start of an args key
+- End of stream while held (end-of-stream rule): a truncated call once a complete name pair and the start of an args key
   were seen, else the held text is visible.
 
 After a call, another candidate may follow at the next line start (or after ``;`` for llama3_json).
@@ -27,235 +28,22 @@ number precedes it, or no JSON format is enabled), it is held until the end mark
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
 
-from ..calls import ARGS_KEYS, LOOKAHEAD, NAME_KEYS, CallExtractor, JsonCallState, fence_at, skip_ws, starts_or_prefix
-from ..engine import Engine, State
-from ..jsonstream import STRING, JsonReader
+from ..core.engine import Engine, State
+from ..core.lookahead import LOOKAHEAD, fence_at, skip_ws, starts_or_prefix
 from ..rejections import Reason
-from ..textscope import FenceState
+from ..states.json_body import JsonCallState
+from ..states.text import FenceState
 from .base import FormatSpec, Wiring
+from .envelope import EnvelopeState
+from .shape import CALL, ENVELOPE, TEXT, Family, Shape
 
 HOLD_CAP = 8192  # most characters an undecided candidate is held (max_call_chars lowers it; gated: 2 KB)
 TOOL_REQUEST_ENDS = ("[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]")
-NEUTRAL_KEYS = frozenset({"type", "id"})
-ENVELOPE_KEYS = frozenset({"toolCalls", "needsMoreWork"})
-FAMILY = frozenset({"json", "xlam", "envelope", "llama3_json", "tool_request"})
 _WS = " \t\r\n"
 _LINE_NUMBER = re.compile(r"\d{1,6}[ \t]+")
 _DIGITS_WS = re.compile(r"\d{1,6}[ \t]*")
-
-TEXT, CALL, ENVELOPE = 1, 2, 3
-
-
-@dataclass(frozen=True)
-class Family:
-    """What the active unmarked formats allow (one start handler serves all of them)."""
-
-    objects: bool  # json, llama3_json: a call object
-    arrays: bool  # json, xlam: a list of call objects
-    envelope: bool
-    end_marker: bool  # tool_request form (c)
-    semicolons: bool  # llama3_json: `;` between calls
-    fences: bool  # json, xlam, envelope: a ```json or bare fence around the value
-    object_label: str
-    array_label: str
-
-    @classmethod
-    def of(cls, active: frozenset[str]) -> Family | None:
-        names = active & FAMILY
-        if not names:
-            return None
-        js = "json" in names
-        llama = "llama3_json" in names
-        return cls(
-            objects=js or llama,
-            arrays=js or "xlam" in names,
-            envelope="envelope" in names,
-            end_marker="tool_request" in names,
-            semicolons=llama,
-            fences=bool(names & {"json", "xlam", "envelope"}),
-            object_label="json" if js else "llama3_json" if llama else "tool_request",
-            array_label="json" if js else "xlam",
-        )
-
-
-# -- deciding what a candidate is ----------------------------------------------------------------------
-
-
-class Shape:
-    """JSON sink that classifies a candidate from its top-level keys (see the module docstring).
-
-    ``verdict`` is 0 while undecided; ``at`` is the buffer position where the verdict was reached, so the
-    hold cap is applied to the text, not to the chunking.
-    """
-
-    __slots__ = (
-        "reader",
-        "verdict",
-        "at",
-        "base",
-        "role",
-        "name",
-        "name_depth",
-        "args_depth",
-        "args_ok",
-        "args_key",
-        "evidence",
-        "in_fn",
-        "envelope_ok",
-    )
-
-    def __init__(self, envelope_ok: bool) -> None:
-        self.reader = JsonReader(self, watch=3)
-        self.verdict = 0
-        self.at = 0
-        self.base = 0  # 0: an object; 1: a list whose first element is classified
-        self.role: str | None = None
-        self.name: str | None = None
-        self.name_depth = -1
-        self.args_depth = -1
-        self.args_ok = False
-        self.args_key = False
-        self.evidence = False  # a name or args key was seen: no longer an envelope
-        self.in_fn = False  # inside OpenAI's {"type": "function", "function": {...}}
-        self.envelope_ok = envelope_ok
-
-    def _decide(self, verdict: int, pos: int) -> None:
-        if not self.verdict:
-            self.verdict = verdict
-            self.at = pos
-
-    def _members(self) -> int:
-        return self.base + (2 if self.in_fn else 1)
-
-    def key(self, depth: int, key: str) -> None:
-        if self.verdict or depth != self._members():
-            return
-        role: str | None
-        if self.in_fn:
-            role = "name" if key == "name" else "args" if key in ARGS_KEYS else None
-            if role == "args":
-                role = None if self.args_key else role
-                self.args_key = True
-        elif key in ARGS_KEYS:
-            role = None if self.args_key else "args"
-            self.args_key = self.evidence = True
-        elif key in NAME_KEYS:
-            role = "function" if key == "function" else "name"
-            if self.name is not None or self.name_depth >= 0:
-                role = None
-            self.evidence = True
-        elif key in NEUTRAL_KEYS:
-            role = None
-        elif self.envelope_ok and not self.evidence and self.base == 0 and key in ENVELOPE_KEYS:
-            role = "envelope"
-        elif self.envelope_ok and not self.evidence and self.base == 0 and key == "content":
-            role = None
-        else:
-            role = "text"
-        self.role = role
-
-    def value_start(self, depth: int, kind: str, pos: int) -> None:
-        if self.verdict:
-            return
-        if depth == 0:
-            if kind == "[":
-                self.base = 1
-                self.envelope_ok = False
-            return
-        if self.base == 1 and depth == 1:
-            if kind != "{":
-                self._decide(TEXT, pos)
-            return
-        if depth != self._members():
-            return
-        role = self.role
-        if role == "name" or role == "function":
-            if kind == '"':
-                self.reader.drain()
-                self.name_depth = depth
-            elif role == "function" and kind == "{" and not self.in_fn:
-                self.in_fn = True
-                self.role = None
-            else:
-                self._decide(TEXT, pos)
-        elif role == "args":
-            if kind == "{":
-                self.args_ok = True
-                if self.name is not None:
-                    self._decide(CALL, pos)
-            elif kind == '"' or kind == "n":
-                self.reader.drain()
-                self.args_depth = depth
-            else:
-                self._decide(TEXT, pos)
-        elif role == "text":
-            self._decide(TEXT, pos)
-        elif role == "envelope":
-            self._decide(ENVELOPE, pos)
-
-    def value_end(self, depth: int, pos: int) -> None:
-        if self.verdict:
-            return
-        if depth == self.name_depth:
-            self.name_depth = -1
-            name = _loads(self.reader.drain())
-            if isinstance(name, str) and name.strip():
-                self.name = name.strip()
-                if self.args_ok:
-                    self._decide(CALL, pos)
-            else:
-                self._decide(TEXT, pos)
-        elif depth == self.args_depth:
-            self.args_depth = -1
-            if _args_ok(self.reader.drain()):
-                self.args_ok = True
-                if self.name is not None:
-                    self._decide(CALL, pos)
-            else:
-                self._decide(TEXT, pos)
-        elif self.in_fn and depth == self.base + 1:
-            self.in_fn = False
-        if depth == self._members():
-            self.role = None
-        if depth == self.base and not self.verdict:
-            self._decide(TEXT, pos)  # complete but not call-shaped (R4)
-
-    def truncated(self) -> bool:
-        """R9: a complete name pair and the start of an args key were seen."""
-        if self.name is None or self.verdict:
-            return False
-        if self.args_key:
-            return True
-        r = self.reader
-        if r.state != STRING or not r.is_key or r.depth != self._members():
-            return False
-        typed = "".join(r.keyparts)
-        return bool(typed) and any(k.startswith(typed) for k in ARGS_KEYS)
-
-
-def _loads(text: str) -> object:
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return _INVALID
-
-
-_INVALID = object()
-
-
-def _args_ok(text: str) -> bool:
-    """Arguments given as a scalar: null, or a string holding a JSON object (R5)."""
-    value = _loads(text)
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return not value.strip() or isinstance(_loads(value), dict)
-    return False
-
 
 # -- the candidate ---------------------------------------------------------------------------------------
 
@@ -279,10 +67,8 @@ class UnmarkedState(State):
         if eng.cfg.max_call_chars is not None:
             cap = min(cap, eng.cfg.max_call_chars)
         gate = eng.gate
-        if gate is not None and gate.book is not None:
-            from ..gates import GATED_MAX_CHARS
-
-            cap = min(cap, GATED_MAX_CHARS)
+        if gate is not None and gate.max_chars is not None:
+            cap = min(cap, gate.max_chars)
         self.cap = cap
         self.newline = False
 
@@ -398,7 +184,7 @@ class UnmarkedState(State):
 
     @staticmethod
     def _code(eng: Engine) -> None:
-        """The rest of a fenced block that turned out not to hold a call is code (R3)."""
+        """The rest of a fenced block that turned out not to hold a call is code (code rule)."""
         eng.pop()
         eng.push(FenceState("`", 3))
 
@@ -478,7 +264,7 @@ class UnmarkedState(State):
 
 
 class UnmarkedCallState(JsonCallState):
-    """The call (or list of calls) of a candidate: ends the moment its JSON closes (invariant 4), or at
+    """The call (or list of calls) of a candidate: ends the moment its JSON closes (early completion), or at
     tool_request's end marker when one follows; malformed JSON rejects it and the rest is text again."""
 
     __slots__ = ()
@@ -511,129 +297,6 @@ class UnmarkedCallState(JsonCallState):
             eng.fail_call(Reason.MALFORMED, "invalid JSON", eng.pos)
         eng.pop()
         return True
-
-
-# -- envelope (seed 004) --------------------------------------------------------------------------------
-
-_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}|.|\Z)", re.S)
-
-
-def _safe_cut(s: str) -> int:
-    """Length of the prefix of JSON string content that decodes on its own (no escape or surrogate pair
-    cut in two), so streamed pieces decode to the same text whatever the chunking."""
-    cut = len(s)
-    last = prev = None
-    for m in _ESCAPE.finditer(s):  # from the start: escapes must be paired up left to right
-        prev, last = last, m
-    if last is None or last.end() != cut:
-        return cut
-    tok = last.group()
-    if len(tok) < 2 or (tok[1] == "u" and len(tok) < 6):  # a partial escape
-        cut = last.start()
-        last = prev
-    if last is not None and last.end() == cut and _high_surrogate(last.group()):
-        cut = last.start()  # wait for its pair
-    return cut
-
-
-def _high_surrogate(tok: str) -> bool:
-    return len(tok) == 6 and tok[1] == "u" and 0xD800 <= int(tok[2:], 16) <= 0xDBFF
-
-
-def _decode(content: str) -> str:
-    try:
-        text = json.loads('"' + content + '"')
-    except ValueError:
-        return content
-    return text if isinstance(text, str) else content
-
-
-class _EnvelopeSink:
-    """Routes an envelope's members: ``toolCalls`` to a call extractor, ``content`` to visible text,
-    ``needsMoreWork`` to ``eng.metadata``."""
-
-    __slots__ = ("eng", "reader", "ext", "role", "calls", "in_content", "first", "pending")
-
-    def __init__(self, eng: Engine) -> None:
-        self.eng = eng
-        self.reader = JsonReader(self, watch=4)
-        self.ext = CallExtractor(eng, "envelope", 2, each=True)
-        self.ext.reader = self.reader
-        self.role: str | None = None
-        self.calls = False
-        self.in_content = False
-        self.first = True
-        self.pending = ""
-
-    def key(self, depth: int, key: str) -> None:
-        if depth == 1:
-            self.role = {"toolCalls": "calls", "content": "content", "needsMoreWork": "more"}.get(key)
-        elif self.calls:
-            self.ext.key(depth, key)
-
-    def value_start(self, depth: int, kind: str, pos: int) -> None:
-        if depth == 1:
-            self.reader.drain()
-            if self.role == "content" and kind == '"':
-                self.in_content, self.first, self.pending = True, True, ""
-            self.calls = self.role == "calls" and kind == "["
-        elif depth >= 2 and self.calls:
-            self.ext.value_start(depth, kind, pos)
-
-    def value_end(self, depth: int, pos: int) -> None:
-        if depth == 1:
-            if self.in_content:
-                self.content(self.reader.drain(), True)
-                self.in_content = False
-            elif self.role == "more":
-                value = _loads(self.reader.drain())
-                if value is not _INVALID:
-                    self.eng.metadata["needsMoreWork"] = value
-            self.role = None
-            self.calls = False
-        elif depth >= 2 and self.calls:
-            self.ext.value_end(depth, pos)
-
-    def content(self, piece: str, last: bool) -> None:
-        s = self.pending + piece
-        if self.first and s:
-            s = s[1:]  # the opening quote
-            self.first = False
-        if last:
-            s = s[:-1] if s.endswith('"') else s
-            self.pending = ""
-        else:
-            cut = _safe_cut(s)
-            s, self.pending = s[:cut], s[cut:]
-        if s:
-            self.eng.text(_decode(s))
-
-
-class EnvelopeState(State):
-    """``{"toolCalls": [...], "content": TEXT, "needsMoreWork": BOOL}`` in any key order."""
-
-    __slots__ = ("sink",)
-
-    def __init__(self, eng: Engine) -> None:
-        self.sink = _EnvelopeSink(eng)
-
-    def step(self, eng: Engine, final: bool) -> bool:
-        sink = self.sink
-        reader = sink.reader
-        eng.pos = reader.feed(eng.buf, eng.pos, final)
-        if sink.ext.streaming:
-            eng.args(reader.drain())
-        elif sink.in_content:
-            sink.content(reader.drain(), False)
-        if reader.failed:
-            if eng.call is not None:
-                eng.fail_call(Reason.MALFORMED, f"invalid JSON: {reader.error}", eng.pos)
-            eng.pop()
-            return True
-        if reader.done:
-            eng.pop()
-            return True
-        return False
 
 
 # -- handlers and wiring ----------------------------------------------------------------------------------
@@ -693,7 +356,7 @@ class UnmarkedStart:
         return True
 
     def at_line_start(self, eng: Engine, s: int, e: int, final: bool) -> bool | None:
-        """Configured mode (R4): ``{``, ``[``, a fence or (tool_request) a line number at a line start."""
+        """Configured mode (start rule): ``{``, ``[``, a fence or (tool_request) a line number at a line start."""
         if not eng.line_start(s):
             return False
         return self(eng, s, s, final)
@@ -737,7 +400,7 @@ SPECS: list[FormatSpec] = [
         "any prompted model (seeds 000, 003, 004)",
         '{"name"|"tool_name"|"tool"|"function": NAME, "arguments"|"parameters"|"params"|"args"|"input": ARGS}, '
         'a list of them, or {"type": "function", "function": {"name", "arguments"}}; bare or in a ```json / '
-        "bare fence, at a line start (R4)",
+        "bare fence, at a line start (start rule)",
         'Sure!\n\n{"name": "lookup_order", "arguments": {"order_id": "A-1001"}}',
         wire_unmarked,
         notes="In formats='auto' only at the start of the output. Objects that are not call-shaped "
@@ -752,7 +415,7 @@ SPECS: list[FormatSpec] = [
     ),
     FormatSpec(
         "envelope",
-        "prompted agents (seed 004)",
+        "prompted agents normalised to one envelope (SpeakMCP)",
         '{"toolCalls": [{"name": NAME, "arguments": ARGS}, ...], "content": TEXT, "needsMoreWork": BOOL} '
         "(any key order)",
         '{"toolCalls": [{"name": "set_alarm", "arguments": ' + _ARGS + '}], "content": "Setting it.", '

@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Mount, Route
 
 from streamparse import StreamParser, formats
+from streamparse.parser import describe
 
 from .examples import examples
 from .replay import LIMITS, MAX_SPEED, ReplayRequest, RequestError, replay
@@ -70,10 +71,12 @@ def _static(name: str) -> bytes:
 def _meta() -> dict[str, Any]:
     catalog = []
     for name in formats.names():
-        info = formats.describe(name)
+        info = describe(name)
         catalog.append({"name": name, "models": info["models"], "opt_in": bool(info.get("opt_in"))})
     exs = list(examples())
-    models = list(dict.fromkeys([e["state"]["model"] for e in exs if e["kind"] == "recording"] + list(_MODEL_SUGGESTIONS)))
+    models = list(
+        dict.fromkeys([e["state"]["model"] for e in exs if e["kind"] == "recording"] + list(_MODEL_SUGGESTIONS))
+    )
     return {"formats": catalog, "examples": exs, "models": models, "limits": LIMITS, "max_speed": MAX_SPEED}
 
 

@@ -5,40 +5,32 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
-from importlib.abc import Traversable
 from typing import Any
 
-__all__ = ["examples", "recordings_dir"]
-
-
-def recordings_dir() -> Traversable:
-    """Where the demo recordings are bundled (the one place that knows)."""
-    return resources.files("streamparse").joinpath("recordings")
+__all__ = ["examples"]
 
 
 def _recordings() -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for entry in sorted(recordings_dir().iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".json"):
-            continue
-        data = json.loads(entry.read_text(encoding="utf-8"))
-        formats = data.get("formats", "auto")
-        out.append(
-            {
-                "name": entry.name[: -len(".json")],
-                "title": data.get("title", ""),
-                "kind": "recording",
-                "state": {
-                    "input": "".join(data["chunks"]),
-                    "input_kind": "text",
-                    "model": data["model"],
-                    "formats": [] if formats == "auto" else list(formats),
-                    "start_in_reasoning": bool(data.get("start_in_reasoning", False)),
-                },
-            }
-        )
-    return out
+    """The bundled demo recordings, with the tools they call (so their calls are validated)."""
+    from streamparse.recordings import DEMO_TOOLS, load_recordings
+
+    tools = json.dumps(DEMO_TOOLS, indent=2)
+    return [
+        {
+            "name": rec.name,
+            "title": rec.title,
+            "kind": "recording",
+            "state": {
+                "input": rec.text,
+                "input_kind": "text",
+                "model": rec.model,
+                "formats": [] if rec.formats == "auto" else list(rec.formats),
+                "start_in_reasoning": rec.start_in_reasoning,
+                "tools": tools,
+            },
+        }
+        for rec in load_recordings()
+    ]
 
 
 _WEATHER_TOOLS = [
@@ -49,7 +41,10 @@ _WEATHER_TOOLS = [
             "description": "Forecast for a city.",
             "parameters": {
                 "type": "object",
-                "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+                "properties": {
+                    "city": {"type": "string"},
+                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                },
                 "required": ["city"],
             },
         },

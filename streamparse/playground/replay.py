@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from streamparse import StreamParser
 from streamparse.events import (
     Event,
     ReasoningDelta,
@@ -28,6 +27,7 @@ from streamparse.events import (
     ToolCallStart,
     event_to_dict,
 )
+from streamparse.parser import StreamParser, build_parser
 from streamparse.providers import SSE_DONE, OpenAIChunkWriter, OpenAISSEReader, ProviderDelta, ProviderError
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "ReplayRequest",
     "RequestError",
     "detect_kind",
-    "make_parser",
     "replay",
 ]
 
@@ -154,20 +153,15 @@ def _tools(value: Any) -> Any:
     return value or None
 
 
+def _formats(formats: tuple[str, ...]) -> list[str] | None:
+    """Explicit formats win over the model's preset; none (or just "auto") leaves it to the preset."""
+    return list(formats) if formats and formats != ("auto",) else None
+
+
 def detect_kind(text: str) -> str:
     """``"openai-sse"`` when the input looks like a captured SSE stream (its first line is an SSE field)."""
     first = text.lstrip().split("\n", 1)[0]
     return "openai-sse" if first.startswith(("data:", "event:", ": ")) else "text"
-
-
-def make_parser(
-    model: str, formats: tuple[str, ...], **options: Any
-) -> StreamParser:  # build_parser's rules: explicit formats win over the model's preset
-    if formats and formats != ("auto",):
-        options["formats"] = list(formats)
-    if model:
-        return StreamParser.for_model(model, **options)
-    return StreamParser(**options)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -266,11 +260,11 @@ def _pieces(req: ReplayRequest, kind: str) -> tuple[str, list[tuple[str, str]], 
         items = reader.feed(req.input) + reader.close()
     except ProviderError as exc:
         raise RequestError(f"the SSE stream carries an error or bad JSON: {exc}") from None
-    pieces = [(it.kind, it.text) for it in items if isinstance(it, ProviderDelta) and it.text]
+    pieces: list[tuple[str, str]] = [(it.kind, it.text) for it in items if isinstance(it, ProviderDelta) and it.text]
     if not pieces:
         raise RequestError("no content found in the SSE stream (expected OpenAI chat.completion.chunk lines)")
     text = "".join(s for k, s in pieces if k == "text")
-    meta = {"model": reader.model, "finish_reason": reader.finish_reason}
+    meta: dict[str, Any] = {"model": reader.model, "finish_reason": reader.finish_reason}
     return text, pieces, meta
 
 
@@ -298,7 +292,7 @@ def replay(req: ReplayRequest) -> Iterator[tuple[str, dict[str, Any]]]:
     if req.start_in_reasoning is not None:
         options["start_in_reasoning"] = req.start_in_reasoning
     try:
-        parser = make_parser(req.model, req.formats, **options)
+        parser = build_parser(req.model or None, _formats(req.formats), **options)
     except (ValueError, TypeError) as exc:  # unknown format name, bad tool definitions
         raise RequestError(str(exc)) from None
     writer = OpenAIChunkWriter(req.model or sse_meta.get("model") or "model", id="chatcmpl-playground", created=0)

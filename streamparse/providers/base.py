@@ -140,7 +140,7 @@ class ProviderStream:
     @property
     def finish_reason(self) -> str:
         """``"tool_calls"`` when the parser accepted a call, else the upstream's reason, else ``"stop"``."""
-        ours = getattr(self.parser, "finish_reason", None)
+        ours: str | None = getattr(self.parser, "finish_reason", None)
         if ours == "tool_calls":
             return ours
         return self.reader.finish_reason or ours or "stop"

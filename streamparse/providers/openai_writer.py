@@ -168,9 +168,7 @@ class OpenAIChunkWriter:
             return []
         return []
 
-    def finish(
-        self, finish_reason: str | None = None, *, usage: dict[str, Any] | None = None
-    ) -> list[dict[str, Any]]:
+    def finish(self, finish_reason: str | None = None, *, usage: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """The last chunk. ``finish_reason`` is ``"tool_calls"`` when any call completed, else the
         upstream's ``finish_reason`` (e.g. ``"length"``), else ``"stop"``. Calls still open are dropped."""
         out = self._begin()

@@ -159,6 +159,8 @@ async function startReplay() {
   follow = true;
   controller = new AbortController();
   const mine = controller;
+  const myRun = run;
+  let finished = "error";
   setState("running");
   render();
   try {
@@ -174,19 +176,22 @@ async function startReplay() {
       throw new Error(message);
     }
     await readEvents(resp.body, (event, data) => onMessage(event, data));
-    if (!run.done) throw new Error("the replay ended early");
-    setState("done");
+    if (!myRun.done) throw new Error("the replay ended early");
+    finished = "done";
   } catch (err) {
     if (mine.signal.aborted) {
-      setState("stopped");
+      finished = "stopped";
     } else {
-      run.error = err.message;
-      showError(err.message);
-      setState("error");
+      myRun.error = err.message;
+      if (run === myRun) showError(err.message);
+      finished = "error";
     }
   } finally {
     if (controller === mine) controller = null;
-    scheduleRender();
+  }
+  if (run === myRun) {
+    render(); // the last step is on screen before the state says the replay is over
+    setState(finished);
   }
 }
 

@@ -1,0 +1,251 @@
+"""The ``streamparse`` command: ``demo``, ``parse``, ``formats``, ``serve``.
+
+Heavy optional dependencies (rich, starlette, uvicorn, httpx) are imported by the subcommand that needs
+them, so ``streamparse parse`` and ``streamparse formats`` work with the core install alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .._version import __version__
+from ..events import Event, event_to_json
+from ..parser import build_parser, describe
+
+INPUT_KINDS = ("text", "openai-sse", "ollama", "anthropic-sse")
+
+
+# --------------------------------------------------------------------------------------------------
+# parse
+
+
+def _read_chunks(stream: IO[bytes], chunk_size: int | None) -> Iterator[bytes]:
+    if not chunk_size:
+        yield stream.read()
+        return
+    while True:
+        piece = stream.read(chunk_size)
+        if not piece:
+            return
+        yield piece
+
+
+def _load_tools(path: str | None) -> Any:
+    if path is None:
+        return None
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "tools" in data:  # a whole request body works too
+        data = data["tools"]
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON list of tool definitions (or an object with 'tools')")
+    return data
+
+
+def _events(args: argparse.Namespace, stream: IO[bytes]) -> Iterator[Event]:
+    options: dict[str, Any] = {}
+    tools = _load_tools(args.tools)
+    if tools is not None:
+        options["tools"] = tools
+    parser = build_parser(args.model, args.format, **options)
+    chunks = _read_chunks(stream, args.chunk_size)
+    if args.input == "text":
+        for chunk in chunks:
+            yield from parser.feed(chunk)
+        yield from parser.close()
+        return
+    from .. import providers
+
+    if args.input == "openai-sse":
+        yield from providers.openai_sse_events(chunks, parser=parser)
+    elif args.input == "ollama":
+        yield from providers.ollama_ndjson_events(chunks, parser=parser)
+    else:
+        yield from providers.anthropic_sse_events(chunks, parser=parser)
+
+
+def cmd_parse(args: argparse.Namespace, out: IO[str]) -> int:
+    if args.chunk_size is not None and args.chunk_size < 1:
+        print("streamparse parse: --chunk-size must be at least 1", file=sys.stderr)
+        return 2
+    from ..providers.base import ProviderError
+
+    src: IO[bytes]
+    if args.file == "-":
+        src = sys.stdin.buffer
+    else:
+        try:
+            src = open(args.file, "rb")  # noqa: SIM115 - closed below, after the generator is drained
+        except OSError as exc:
+            print(f"streamparse parse: {exc}", file=sys.stderr)
+            return 1
+    try:
+        for ev in _events(args, src):
+            out.write(event_to_json(ev) + "\n")
+    except (ValueError, OSError, ProviderError) as exc:  # unknown format, bad tools file, upstream error
+        out.flush()
+        print(f"streamparse parse: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if src is not sys.stdin.buffer:
+            src.close()
+    out.flush()
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# formats
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+
+
+def cmd_formats(args: argparse.Namespace, out: IO[str]) -> int:
+    from .. import formats
+
+    names = formats.names()
+    width = max(len(n) for n in names) + 2
+    for name in names:
+        info = describe(name)
+        if args.long:
+            out.write(f"{name}\n  models:     {info['models']}\n  delimiters: {_one_line(info['delimiters'])}\n")
+            out.write(f"  example:    {_one_line(info['example'])}\n")
+            for call in info["parses_to"]:
+                out.write(f"  parses to:  {call['name']} {json.dumps(call['arguments'], ensure_ascii=False)}\n")
+            if info.get("opt_in"):
+                out.write("  opt-in:     not part of formats='auto'\n")
+        else:
+            out.write(f"{name:<{width}}{_one_line(info['example'])}\n")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# demo
+
+
+def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
+    from .demo import find_recording, load_recordings, run_demo
+
+    if args.list:
+        for rec in load_recordings():
+            out.write(f"{rec.name:<15}{rec.model:<36}{rec.title}\n")
+        return 0
+    try:
+        rec = find_recording(model=args.model, name=args.recording)
+    except LookupError as exc:
+        print(f"streamparse demo: {exc}", file=sys.stderr)
+        return 2
+    run_demo(rec, speed=args.speed, plain=True if args.plain else None, out=out)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# serve
+
+
+def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
+    import uvicorn
+
+    from ..server import create_app
+
+    try:
+        app = create_app(args.upstream, preset=args.model_preset, formats=args.format)
+    except ValueError as exc:  # an unknown --format name
+        print(f"streamparse serve: {exc}", file=sys.stderr)
+        return 2
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def cmd_playground(args: argparse.Namespace, out: IO[str]) -> int:
+    from ..playground import serve
+
+    serve(args.host, args.port)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def make_argparser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="streamparse",
+        description="Parse LLM output while it streams: visible text, reasoning and tool calls.",
+    )
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="replay a bundled model stream live, dispatching its tool calls")
+    demo.add_argument("--speed", type=float, default=1.0, help="replay speed factor; 0 = no delays")
+    demo.add_argument("--model", help="model family or id to pick the recording (qwen3, qwen3-coder, kimi, ...)")
+    demo.add_argument("--recording", help="recording name (see --list)")
+    demo.add_argument("--plain", action="store_true", help="plain line-oriented output (default when not a TTY)")
+    demo.add_argument("--list", action="store_true", help="list the bundled recordings")
+
+    prs = sub.add_parser("parse", help="parse a file (or - for stdin) to events as JSON lines")
+    prs.add_argument("file", help="input file, or - for stdin")
+    prs.add_argument("--format", action="append", metavar="NAME", help="format name (repeatable); default auto")
+    prs.add_argument("--model", metavar="ID", help="model id: use its preset (formats, primed reasoning)")
+    prs.add_argument("--tools", metavar="FILE.json", help="OpenAI-style tool definitions to validate against")
+    prs.add_argument("--chunk-size", type=int, metavar="N", help="feed N bytes at a time (default: all at once)")
+    prs.add_argument("--input", choices=INPUT_KINDS, default="text", help="what the file holds (default: text)")
+
+    fmts = sub.add_parser("formats", help="list the format catalog with a one-line example each")
+    fmts.add_argument("--long", action="store_true", help="models, delimiters and parsed result too")
+
+    srv = sub.add_parser("serve", help="OpenAI-compatible proxy that turns text tool calls into tool_calls")
+    srv.add_argument(
+        "--upstream", required=True, metavar="URL", help="upstream base URL, e.g. http://127.0.0.1:8080/v1"
+    )
+    srv.add_argument("--host", default="127.0.0.1")
+    srv.add_argument("--port", type=int, default=8000)
+    srv.add_argument("--model-preset", metavar="ID", help="parser preset for every request (default: request's model)")
+    srv.add_argument("--format", action="append", metavar="NAME", help="format name (repeatable); overrides presets")
+    srv.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+
+    pg = sub.add_parser("playground", help="a local page: paste model output, replay it, watch what the parser decides")
+    pg.add_argument("--host", default="127.0.0.1")
+    pg.add_argument("--port", type=int, default=8765)
+    return ap
+
+
+_COMMANDS = {
+    "demo": cmd_demo,
+    "parse": cmd_parse,
+    "formats": cmd_formats,
+    "serve": cmd_serve,
+    "playground": cmd_playground,
+}
+
+# Third-party modules that only the `cli` extra installs: a command that needs one says which extra to add.
+CLI_EXTRA_MODULES = frozenset({"rich", "httpx", "httpx_sse", "starlette", "uvicorn"})
+
+
+def missing_extra_message(command: str, exc: ModuleNotFoundError) -> str | None:
+    """The one line to print when ``command`` failed for want of a `cli`-extra module (else None)."""
+    top = (exc.name or "").partition(".")[0]
+    if top not in CLI_EXTRA_MODULES:
+        return None
+    return f"streamparse {command}: needs the 'cli' extra ({top} is not installed): pip install 'streamparse-llm[cli]'"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_argparser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args, sys.stdout)
+    except ModuleNotFoundError as exc:
+        message = missing_extra_message(args.command, exc)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `streamparse parse big.txt | head`
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130

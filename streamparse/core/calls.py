@@ -1,0 +1,314 @@
+"""The life cycle of a call being read: identity, argument deltas, raw markup, verdict.
+
+:class:`CallLifecycle` is the part of the engine that formats' states drive through ``begin_call``,
+``set_name``, ``args``, ``end_call`` and ``fail_call``. It turns them into ``ToolCallStart``,
+``ToolCallDelta``, ``ToolCallEnd`` and ``ToolCallRejected`` events; nothing is executed here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Protocol
+
+from ..events import Event, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from ..rejections import Reason
+from ..stats import ParserStats
+
+log = logging.getLogger("streamparse")
+
+
+class ToolValidator(Protocol):
+    """The declared tools, as the engine sees them: membership and a validation verdict."""
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def validate(self, name: str, arguments: dict[str, Any]) -> str | None: ...
+
+    def property_schema(self, name: str, key: str) -> dict[str, Any] | None: ...
+
+
+class CallSettings(Protocol):
+    """What the call life cycle reads from a configuration."""
+
+    @property
+    def tools(self) -> ToolValidator | None: ...
+
+    @property
+    def max_call_chars(self) -> int | None: ...
+
+    @property
+    def id_prefix(self) -> str: ...
+
+
+class CallGate(Protocol):
+    """A policy that sees every call begin and may hold a valid call's verdict (the gated fallback)."""
+
+    @property
+    def max_chars(self) -> int | None:
+        """Most characters a candidate may be held under this gate, if it bounds them."""
+
+    def begin(self, cand: Candidate) -> None: ...
+
+    def defer(self, eng: Any, cand: Candidate, call: ToolCall) -> bool: ...
+
+
+class Candidate:
+    """A call being read: its identity, arguments so far and the markup it came from."""
+
+    __slots__ = (
+        "format",
+        "index",
+        "id",
+        "name",
+        "args",
+        "pending",
+        "has_args",
+        "started",
+        "reject",
+        "detail",
+        "raw_parts",
+        "raw_mark",
+        "raw_len",
+        "repairs",
+        "fallback",
+        "closed",
+        "gate",
+    )
+
+    def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
+        self.format = fmt
+        self.index: int | None = None
+        self.id: str | None = None
+        self.name: str | None = None
+        self.args: list[str] = []
+        self.pending: list[str] = []
+        self.has_args = False
+        self.started = False
+        self.reject: str | None = None
+        self.detail = ""
+        self.raw_parts: list[str] = []
+        self.raw_mark = raw_mark
+        self.raw_len = 0
+        self.repairs: list[str] = []
+        self.fallback = fallback
+        self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
+        self.gate: CallGate | None = None  # the gated fallback's policy, when it applies to this call
+
+
+class CallLifecycle:
+    """Mixin of :class:`~streamparse.core.engine.Engine`: the open call and its events."""
+
+    cfg: CallSettings
+    buf: str
+    pos: int
+    events: list[Event]
+    call: Candidate | None
+    next_index: int
+    accepted: int
+    seen_output: bool
+    orphan_window: bool
+    stats: ParserStats
+    gate: CallGate | None
+
+    def begin_call(self, fmt: str, raw_start: int, fallback: bool = False) -> Candidate:
+        if self.call is not None:  # defensive: a state forgot to finish its call
+            self.fail_call(Reason.MALFORMED, "a new call began before the previous one ended", raw_start)
+        cand = Candidate(fmt, raw_start, fallback)
+        self.orphan_window = False  # an orphan </think> after a call is only markup (reasoning rule)
+        if self.gate is not None:
+            self.gate.begin(cand)
+        self.call = cand
+        return cand
+
+    def set_name(self, name: str, call_id: str | None = None) -> None:
+        cand = self.call
+        if cand is None or cand.name is not None:
+            return
+        cand.name = name
+        if call_id:
+            cand.id = call_id
+        if not name:
+            cand.reject, cand.detail = Reason.MALFORMED, "empty tool name"
+            return
+        tools = self.cfg.tools
+        if tools is not None and name not in tools:
+            cand.reject, cand.detail = Reason.UNKNOWN_TOOL, f"{name!r} is not a declared tool"
+            return
+        if cand.closed:
+            return
+        cand.index = self.next_index
+        self.next_index += 1
+        if cand.id is None:
+            cand.id = f"{self.cfg.id_prefix}{cand.index}"
+        cand.started = True
+        self.events.append(ToolCallStart(cand.index, cand.id, name))
+
+    def args(self, text: str) -> None:
+        cand = self.call
+        if cand is None or not text:
+            return
+        cand.has_args = True
+        if cand.closed:
+            return
+        cand.args.append(text)
+        cand.pending.append(text)
+
+    def fast_args(self, text: str, args: str) -> list[Event] | None:
+        """Fast path of a state streaming a whole chunk ``text`` as argument text ``args``."""
+        cand = self.call
+        if cand is None or not cand.started or cand.closed or cand.pending:
+            return None
+        limit = self.cfg.max_call_chars
+        if limit is not None and cand.raw_len + len(text) > limit:
+            return None
+        if self.pos > cand.raw_mark:
+            return None
+        cand.raw_parts.append(text)
+        cand.raw_len += len(text)
+        cand.args.append(args)
+        cand.has_args = True
+        return [ToolCallDelta(cand.index, args)]  # type: ignore[arg-type]
+
+    def add_repairs(self, repairs: list[str]) -> None:
+        cand = self.call
+        if cand is not None:
+            for r in repairs:
+                if r not in cand.repairs:
+                    cand.repairs.append(r)
+
+    def _flush_deltas(self, cand: Candidate) -> None:
+        pending = cand.pending
+        text = pending[0] if len(pending) == 1 else "".join(pending)
+        pending.clear()
+        if text and cand.index is not None:
+            self.events.append(ToolCallDelta(cand.index, text))
+
+    def _raw(self, cand: Candidate, end: int) -> str:
+        if cand.closed:
+            return ""
+        if end > cand.raw_mark:
+            cand.raw_parts.append(self.buf[cand.raw_mark : end])
+            cand.raw_mark = end
+        return "".join(cand.raw_parts)
+
+    def end_call(self, end: int) -> None:
+        """The call's closing delimiter ends at ``end``: finish, validate, emit End or Rejected."""
+        cand = self.call
+        if cand is None:
+            return
+        if cand.closed:
+            self.call = None
+            return
+        raw = self._raw(cand, end)
+        self.call = None
+        if cand.reject is not None:
+            self._reject(cand, cand.reject, cand.detail, raw)
+            return
+        if cand.name is None:
+            self._reject(cand, Reason.MALFORMED, "no tool name", raw)
+            return
+        if not cand.has_args:
+            cand.args.append("{}")
+            cand.pending.append("{}")
+        if cand.pending:
+            self._flush_deltas(cand)
+        args_json = cand.args[0] if len(cand.args) == 1 else "".join(cand.args)
+        try:
+            args = json.loads(args_json)
+        except (ValueError, RecursionError) as exc:
+            self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
+            return
+        if not isinstance(args, dict):
+            self._reject(cand, Reason.MALFORMED, "arguments are not a JSON object", raw)
+            return
+        validation = "skipped"
+        tools = self.cfg.tools
+        if tools is not None:
+            problem = tools.validate(cand.name, args)
+            if problem is not None:
+                self._reject(cand, Reason.SCHEMA_VIOLATION, problem, raw)
+                return
+            validation = "pass"
+        assert cand.index is not None and cand.id is not None
+        call = ToolCall(
+            id=cand.id,
+            name=cand.name,
+            arguments=args,
+            arguments_json=args_json,
+            format=cand.format,
+            raw=raw,
+            fallback_used=cand.fallback,
+            repairs=list(cand.repairs),
+            validation=validation,  # type: ignore[arg-type]
+        )
+        if cand.gate is not None and cand.gate.defer(self, cand, call):
+            return  # the gated fallback decides at close
+        self.accept(cand, call)
+
+    def accept(self, cand: Candidate, call: ToolCall) -> None:
+        assert cand.index is not None
+        self.accepted += 1
+        self.seen_output = True
+        self.stats.record_call(cand.format, cand.repairs, cand.fallback)
+        log.debug(  # the telemetry fields, one line per decision
+            "call %s accepted: format=%s fallback_used=%s repairs=%s validation=%s",
+            cand.name,
+            cand.format,
+            cand.fallback,
+            cand.repairs,
+            call.validation,
+        )
+        self.events.append(ToolCallEnd(cand.index, call))
+
+    def fail_call(self, reason: str, detail: str, end: int) -> None:
+        """Reject the open call; its markup up to ``end`` is the rejection's raw text."""
+        cand = self.call
+        if cand is None:
+            return
+        self.call = None
+        if cand.closed:
+            return
+        raw = self._raw(cand, end)
+        if cand.reject is not None:
+            reason, detail = cand.reject, cand.detail  # an earlier, more specific verdict stands
+        self._reject(cand, reason, detail, raw)
+
+    def truncate_call(self) -> None:
+        self.fail_call(Reason.TRUNCATED, "the stream ended inside the call", len(self.buf))
+
+    def reject_too_large(self) -> None:
+        cand = self.call
+        if cand is None or cand.closed:
+            return
+        if self.pos > cand.raw_mark:  # consumed but not yet moved to raw_parts
+            cand.raw_parts.append(self.buf[cand.raw_mark : self.pos])
+            cand.raw_mark = self.pos
+        # The call's markup so far, including the part a state still holds undecided.
+        raw = "".join(cand.raw_parts) + self.buf[cand.raw_mark :]
+        limit = self.cfg.max_call_chars
+        if cand.reject is not None:  # an earlier, more specific verdict stands (as in fail_call)
+            self._reject(cand, cand.reject, cand.detail, raw)
+        else:
+            self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
+        cand.closed = True
+        cand.raw_parts = []
+        cand.args = []
+        cand.pending = []
+
+    def _reject(self, cand: Candidate, reason: str, detail: str, raw: str) -> None:
+        if cand.started and cand.pending:
+            self._flush_deltas(cand)  # what streamed so far, whatever the chunking (chunking invariance)
+        if cand.index is None:
+            cand.index = self.next_index
+            self.next_index += 1
+        self.stats.record_rejection(str(reason), cand.format)
+        log.debug(
+            "call %r rejected: reason=%s format=%s fallback_used=%s detail=%s",
+            cand.name,
+            str(reason),
+            cand.format,
+            cand.fallback,
+            detail,
+        )
+        self.events.append(ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format))

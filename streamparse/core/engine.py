@@ -1,0 +1,428 @@
+"""The streaming engine: one push-based scanner that every format plugs into.
+
+The engine owns a small buffer (the held tail plus the new chunk), a stack of states and the life cycle
+of candidate calls. A state consumes from ``buf[pos:]``; it returns True when it made progress and False
+when it needs more input. Scanning states use one compiled :class:`~streamparse.scanner.MarkerSet` per
+scope, so finding the next marker is one ``re`` search regardless of how many formats are active; what a
+marker means is decided by its handlers, tried in order (a shared opener such as ``<tool_call>`` has one
+handler per format, each checking its continuation, docs/FORMATS.md, auto-detection).
+
+After each ``feed`` the consumed text is dropped; only the held tail (a possible marker prefix, or a
+token a state cannot decide yet) and a few characters of context (for line-start and word-boundary
+checks) are kept, so work is O(input) and memory is O(longest open call).
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import re
+from collections.abc import Callable
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
+from typing import Any, Protocol
+
+from ..errors import ParserClosedError
+from ..events import Event, ReasoningDelta, TextDelta, TextWasReasoning, ToolCallDelta
+from ..stats import ParserStats
+from .calls import CallGate, CallLifecycle, CallSettings, Candidate
+from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+from .scanner import MarkerSet, marker_set, split_ns
+
+log = logging.getLogger("streamparse")
+
+CTX = 8  # characters of already-consumed context kept before ``pos``
+
+# A handler decides what a found marker means: True = handled (pos advanced / state changed),
+# False = not this handler, None = cannot decide before more input arrives (hold from the marker).
+Handler = Callable[["Engine", int, int, bool], "bool | None"]
+
+
+class MarkerTable:
+    """A scope's markers, compiled once, with the handlers for each marker."""
+
+    __slots__ = ("markers", "handlers", "ns_handlers")
+
+    def __init__(
+        self,
+        handlers: dict[str, list[Handler]],
+        ns_handlers: dict[str, list[Handler]] | None = None,
+    ) -> None:
+        self.handlers = {k: tuple(v) for k, v in handlers.items()}
+        self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
+        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers))
+
+    def lookup(self, tok: str) -> tuple[Handler, ...]:
+        hs = self.handlers.get(tok)
+        if hs is not None:
+            return hs
+        parts = split_ns(tok)
+        if parts is not None:
+            return self.ns_handlers.get(parts[1], ())
+        return ()
+
+
+class State:
+    """One mode of the scanner. ``step`` consumes from ``eng.buf[eng.pos:]``."""
+
+    __slots__ = ()
+    reasoning = False  # where plain content of this state goes
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        raise NotImplementedError
+
+    def at_close(self, eng: Engine) -> None:
+        """End of stream while this state is open (after the buffer was drained as far as possible)."""
+
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        """After a step with an open call: (pattern, escape). A full match of the pattern on the next chunk
+        means the chunk is plain content of an argument string that can be streamed at once, verbatim or
+        (escape) JSON-escaped: the engine's armed fast path."""
+        return None
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        """Consume a whole chunk when nothing is held and the chunk cannot change state; else None.
+
+        The engine then keeps only context; a state with an open call records the chunk as raw text.
+        """
+        return None
+
+
+class ScanState(State):
+    """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
+
+    __slots__ = ("table", "reasoning", "_any_marker")
+
+    def __init__(self, table: MarkerTable, reasoning: bool = False) -> None:
+        self.table = table
+        self.reasoning = reasoning
+        self._any_marker = table.markers.raw_search
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        if self._any_marker(text) is not None:
+            return None
+        if self.reasoning:
+            eng.reasoning_seen = True
+            eng.orphan_window = False
+            return [ReasoningDelta(text)]
+        if not eng.seen_output and not text.isspace():
+            eng.seen_output = True
+        eng.released += len(text)
+        return [TextDelta(text)]
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        pos = eng.pos
+        found = self.table.markers.search(buf, pos)
+        if found is None:
+            if pos < len(buf):
+                eng.content(self.reasoning, buf[pos:])
+                eng.pos = len(buf)
+            return False
+        s, e, tok = found
+        if s > pos:
+            eng.content(self.reasoning, buf[pos:s])
+            eng.pos = s
+        if tok is not None and e == len(buf) and not final and tok in self.table.markers.extendable:
+            eng.note_hold(len(buf) - s)  # a complete marker that may still grow into a longer one
+            return False
+        if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, end-of-stream rule)
+            if final:
+                eng.content(self.reasoning, buf[s:])
+                eng.pos = len(buf)
+            return False
+        for handler in self.table.lookup(tok):
+            res = handler(eng, s, e, final)
+            if res is None:
+                if final:
+                    continue
+                eng.note_hold(len(buf) - s)
+                return False
+            if res:
+                return True
+        # Nobody took it: its first character is plain content; scanning resumes right after it.
+        eng.content(self.reasoning, buf[s : s + 1])
+        eng.pos = s + 1
+        return True
+
+
+class EngineConfig(CallSettings, Protocol):
+    """What the engine reads from a configuration (``streamparse.config.Config`` implements it).
+
+    The engine knows no format and no scope: the configuration builds the root scope a stream returns to
+    and pushes the scopes a stream begins in.
+    """
+
+    @property
+    def format_set(self) -> frozenset[str]:
+        """Names of the active formats (handlers shared by formats check which of them are on)."""
+
+    def initial_state(self, eng: Engine) -> State: ...
+
+    def start(self, eng: Engine) -> None: ...
+
+    def new_stats(self) -> ParserStats: ...
+
+
+class GateBook(Protocol):
+    """Verdicts held until the end of the stream (the gated fallback's single-candidate rule)."""
+
+    def settle(self, eng: Engine) -> None: ...
+
+
+class Engine(CallLifecycle):
+    """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
+
+    cfg: EngineConfig
+
+    def __init__(self, cfg: EngineConfig) -> None:
+        self.cfg = cfg
+        self.reset()
+
+    def reset(self) -> None:
+        cfg = self.cfg
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.closed = False
+        self.buf = "\n"  # virtual line start before the output
+        self.pos = 1
+        self.events: list[Event] = []
+        self.stack: list[State] = []
+        self.state: State = cfg.initial_state(self)
+        self.call: Candidate | None = None
+        self.next_index = 0
+        self.accepted = 0
+        self.seen_output = (
+            False  # visible non-space text or a call was emitted (start rule, reasoning rule start rules)
+        )
+        self.reasoning_seen = False
+        # Orphan-closer window (reasoning rule): while no reasoning and no call was seen, an orphan
+        # ``</think>`` turns the visible text released so far (``released`` characters) into reasoning.
+        self.orphan_window = True
+        self.released = 0
+        self.last_reasoning_nl = True
+        self.stats = cfg.new_stats()
+        self.largest_hold = 0
+        self.limit = cfg.max_call_chars
+        self.text_search: Callable[[str], object] | None = None
+        self.hot: re.Pattern[str] | None = None
+        self.hot_escape = False
+        self.bytes_in = 0
+        self.chars_in = 0
+        self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
+        self.gatebook: GateBook | None = None  # once a gated fallback was opened (settled at close)
+        self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork
+        cfg.start(self)
+        self._arm_text()
+
+    # -- driving -------------------------------------------------------------------------------------
+
+    def _input(self, chunk: object) -> str:
+        if self.closed:
+            raise ParserClosedError("feed() after close(): call reset() to parse a new stream")
+        if isinstance(chunk, str):
+            return chunk
+        if isinstance(chunk, (bytes, bytearray, memoryview)):
+            self.bytes_in += len(chunk)
+            return self.decoder.decode(bytes(chunk))
+        raise TypeError(f"feed() takes str or bytes, not {type(chunk).__name__}")
+
+    def feed(self, chunk: object) -> list[Event]:
+        text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
+        self.chars_in += len(text)
+        limit = self.limit
+        if limit is not None and text and not self._fits(text):
+            return self._feed_limited(text, limit)
+        if self.pos == len(self.buf) and text:  # nothing is held: a fast path may take the whole chunk
+            text_search = self.text_search
+            if text_search is not None:
+                # Visible text with no marker (or marker prefix) anywhere in the chunk: the commonest case.
+                if text_search(text) is None:
+                    buf = self.buf + text
+                    self.buf = buf[-CTX:]
+                    self.pos = len(self.buf)
+                    if not self.seen_output and not text.isspace():
+                        self.seen_output = True
+                    self.released += len(text)
+                    return [TextDelta(text)]
+            else:
+                hot = self.hot
+                # Armed: an open call is streaming an argument string and this chunk is plain content.
+                if hot is not None and hot.fullmatch(text) is not None:
+                    call = self.call
+                    if call is not None and (limit is None or call.raw_len + len(text) <= limit):
+                        call.raw_parts.append(text)
+                        call.raw_len += len(text)
+                        args = text
+                        if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
+                            args = encode_basestring(text)[1:-1]
+                        call.args.append(args)
+                        # The chunk is consumed whole; the buffer (context for line-start and word-boundary
+                        # checks) is left as is: nothing looks behind into a string value.
+                        return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
+                fast = self.state.fast(self, text)
+                if fast is not None:
+                    buf = self.buf + text
+                    self.buf = buf[-CTX:]
+                    self.pos = len(self.buf)
+                    call = self.call
+                    if call is not None:
+                        call.raw_mark = self.pos
+                    return fast
+        self.events = []
+        self.buf += text
+        self._run(False)
+        self._trim()
+        return self.events
+
+    def _fits(self, text: str) -> bool:
+        """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
+        limit = self.cfg.max_call_chars
+        assert limit is not None
+        call = self.call
+        if call is not None and not call.closed:
+            return call.raw_len + (len(self.buf) - call.raw_mark) + len(text) <= limit
+        return (len(self.buf) - self.pos) + len(text) <= limit
+
+    def _feed_limited(self, text: str, limit: int) -> list[Event]:
+        """Feed in pieces so that an open call sees exactly ``limit`` characters of its markup, then is
+        rejected too_large the moment more input arrives: the verdict, its raw text and the deltas before
+        it do not depend on the chunking, and nothing past the limit is buffered (docs/FORMATS.md, docs/API.md)."""
+        self.events = []
+        i, n = 0, len(text)
+        while i < n:
+            call = self.call
+            if call is not None and not call.closed:
+                room = limit - call.raw_len - (len(self.buf) - call.raw_mark)
+                if room <= 0:
+                    self.reject_too_large()
+                    continue
+            else:
+                # A call beginning in this piece starts at or after ``pos``: it sees at most ``limit`` chars.
+                room = max(1, limit - (len(self.buf) - self.pos))
+            self.buf += text[i : i + room]
+            i += room
+            self._run(False)
+            self._trim()
+        return self.events
+
+    def close(self) -> list[Event]:
+        if self.closed:
+            raise ParserClosedError("close() was already called: call reset() to parse a new stream")
+        tail = self.decoder.decode(b"", final=True)
+        head = self.feed(tail) if tail else []
+        self.closed = True
+        self.events = head
+        self._run(True)
+        # States still open at the end of the stream, innermost first.
+        while True:
+            state = self.state
+            state.at_close(self)
+            if not self.stack:
+                break
+            self.state = self.stack.pop()
+        if self.call is not None:
+            self.truncate_call()
+        if self.gatebook is not None:
+            self.gatebook.settle(self)
+        if self.pos < len(self.buf):
+            self.content(self.state.reasoning, self.buf[self.pos :])
+            self.pos = len(self.buf)
+        return self.events
+
+    def _run(self, final: bool) -> None:
+        self.hot = None
+        self.text_search = None
+        while self.state.step(self, final):
+            pass
+        call = self.call
+        if call is not None and call.pending and call.started:
+            self._flush_deltas(call)
+        if call is not None and call.started and not call.closed and not final:
+            armed = self.state.arm(self)
+            if armed is not None:
+                self.hot, self.hot_escape = armed
+        self._arm_text()
+
+    def _arm_text(self) -> None:
+        """The visible-text fast path is open when the scanner rests in a plain text scope."""
+        state = self.state
+        if type(state) is ScanState and not state.reasoning and self.call is None:
+            self.text_search = state._any_marker
+
+    def _trim(self) -> None:
+        """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
+        pos = self.pos
+        call = self.call
+        if call is not None and not call.closed:
+            if pos > call.raw_mark:
+                piece = self.buf[call.raw_mark : pos]
+                call.raw_parts.append(piece)
+                call.raw_len += len(piece)
+                call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
+            limit = self.cfg.max_call_chars
+            if limit is not None and call.raw_len > limit:
+                self.reject_too_large()
+        if pos > CTX:
+            self.buf = self.buf[pos - CTX :]
+            self.pos = CTX
+            if call is not None:
+                call.raw_mark = CTX
+        held = len(self.buf) - self.pos
+        if held > self.largest_hold:
+            self.largest_hold = held
+            self.stats.largest_holdback = held
+
+    def note_hold(self, n: int) -> None:
+        if n > self.largest_hold:
+            self.largest_hold = n
+            self.stats.largest_holdback = n
+
+    def push(self, state: State) -> None:
+        self.stack.append(self.state)
+        self.state = state
+
+    def pop(self) -> None:
+        self.state = self.stack.pop() if self.stack else self.cfg.initial_state(self)
+
+    # -- content -------------------------------------------------------------------------------------
+
+    def content(self, reasoning: bool, text: str) -> None:
+        if reasoning:
+            self.reason(text)
+        else:
+            self.text(text)
+
+    def text(self, text: str) -> None:
+        if text:
+            if not self.seen_output and not text.isspace():
+                self.seen_output = True
+            self.released += len(text)
+            self.events.append(TextDelta(text))
+
+    def reason(self, text: str) -> None:
+        if text:
+            self.reasoning_seen = True
+            self.orphan_window = False
+            self.events.append(ReasoningDelta(text))
+
+    def orphan_closer(self) -> None:
+        """An orphan ``</think>`` (reasoning rule): the visible text released so far was reasoning."""
+        if self.orphan_window and self.seen_output:
+            self.events.append(TextWasReasoning(self.released))
+            self.reasoning_seen = True
+            self.seen_output = False  # the output proper starts after the closer
+        self.orphan_window = False
+
+    def begin_reasoning_segment(self) -> None:
+        """reasoning rule: reasoning segments are joined with a newline."""
+        if self.reasoning_seen:
+            self.events.append(ReasoningDelta("\n"))
+
+    def line_start(self, s: int) -> bool:
+        """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""
+        buf = self.buf
+        i = s - 1
+        spaces = 0
+        while i >= 0 and buf[i] == " " and spaces < 4:
+            i -= 1
+            spaces += 1
+        return spaces <= 3 and (i < 0 or buf[i] == "\n")

@@ -1,0 +1,79 @@
+"""Look-ahead helpers every handler uses: skip whitespace, test a word or its prefix, read a bounded header.
+
+Each returns a decision or "wait": a handler that cannot decide before more input arrives returns None and
+the engine holds the text from the marker on. Every look-ahead is bounded by :data:`LOOKAHEAD` characters,
+so a held candidate never grows without limit.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+WS = " \t\r\n"
+LOOKAHEAD = 256  # bound on whitespace / header text examined before deciding
+
+
+def skip_ws(buf: str, i: int, limit: int = LOOKAHEAD) -> int:
+    """Index of the first non-whitespace character at or after ``i`` (or ``len(buf)``), bounded."""
+    n = len(buf)
+    stop = min(n, i + limit)
+    while i < stop and buf[i] in WS:
+        i += 1
+    return i
+
+
+def starts_or_prefix(buf: str, i: int, word: str) -> bool | None:
+    """True if ``word`` starts at ``i``; None if the rest of the buffer is a proper prefix of it."""
+    rest = len(buf) - i
+    if rest >= len(word):
+        return buf.startswith(word, i)
+    return None if word.startswith(buf[i:]) else False
+
+
+def read_header(
+    buf: str, i: int, terminator: str, pattern: re.Pattern[str], final: bool, limit: int = LOOKAHEAD
+) -> re.Match[str] | None | Literal[False]:
+    """Match ``pattern`` against ``buf[i:]`` up to and including ``terminator``, within ``limit`` chars.
+
+    Returns the match, None when more input is needed, or False when it cannot match.
+    """
+    idx = buf.find(terminator, i, i + limit + len(terminator))
+    if idx < 0:
+        if len(buf) < i + limit and not final:
+            return None
+        return False
+    m = pattern.fullmatch(buf, i, idx + len(terminator))
+    return m if m is not None else False
+
+
+def fence_at(buf: str, j: int, final: bool) -> int | None | bool:
+    """A ```json (or bare ```) fence line at ``j``: index after its newline, None (more), False (no)."""
+    if not buf.startswith("```", j):
+        ok = starts_or_prefix(buf, j, "```")
+        return None if ok is None and not final else False
+    nl = buf.find("\n", j + 3, j + 3 + 32)
+    if nl < 0:
+        return None if (len(buf) < j + 35 and not final) else False
+    info = buf[j + 3 : nl].strip().lower()
+    return nl + 1 if info in ("", "json") else False
+
+
+# -- JSON call objects ------------------------------------------------------------------------------
+
+
+def word_char(c: str) -> bool:
+    """A character of a word (a marker glued to one is part of the word, not a marker)."""
+    return c.isalnum() or c == "_"
+
+
+def after_ws(buf: str, i: int, final: bool) -> int | None | Literal[False]:
+    """Look past whitespace from ``i``, then decide or wait: the index of the next non-whitespace character;
+    None when the buffer ends first and more input may still come; False when the stream ended or
+    :data:`LOOKAHEAD` characters of whitespace were seen (the continuation is not there)."""
+    j = skip_ws(buf, i)
+    if j < len(buf) and buf[j] not in WS:
+        return j
+    if final or j - i >= LOOKAHEAD:
+        return False
+    return None

@@ -1,0 +1,103 @@
+"""One combined matcher for a set of literal markers, with earliest-release holdback.
+
+A :class:`MarkerSet` compiles every marker of a scope (visible text, reasoning, a call body) into a single
+trie-shaped regular expression. One ``search`` from the current position finds, in C, either the next
+complete marker or a suffix of the buffer that is still a proper prefix of some marker (which must be held
+back). The trie shape means no alternative is tried twice and the leading character set lets ``re`` skip
+plain text without entering the pattern, so the cost per chunk does not grow with the number of markers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+NS_PREFIX = r"[A-Za-z][\w-]{0,31}"
+_NS_SPLIT = re.compile("<(" + NS_PREFIX + "):")
+
+
+def split_ns(tok: str) -> tuple[str, str] | None:
+    """``<ns:suffix`` -> (``ns``, ``suffix``) for a namespaced marker match."""
+    m = _NS_SPLIT.match(tok)
+    if m is None:
+        return None
+    return m.group(1), tok[m.end() :]
+
+
+_Trie = dict[str, "_Trie"]
+
+
+def _trie(markers: Iterable[str]) -> _Trie:
+    root: _Trie = {}
+    for marker in markers:
+        node = root
+        for ch in marker:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return root
+
+
+def _node_regex(node: _Trie) -> str:
+    """Longest marker first; a branch may also stop at the end of the buffer (a possible prefix)."""
+    alts = [re.escape(ch) + _node_regex(child) for ch, child in node.items() if ch]
+    alts.append(r"\Z")
+    if "" in node:
+        alts.append("")
+    return "(?:" + "|".join(alts) + ")"
+
+
+class MarkerSet:
+    """Finds the next marker, or a held partial marker at the end of the buffer.
+
+    ``search(buf, pos)`` returns ``(start, end, marker)``: ``marker`` is the complete marker text, or None
+    when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
+    """
+
+    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable")
+
+    def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = ()) -> None:
+        self.markers = frozenset(m for m in markers if m)
+        self.ns_suffixes = frozenset(ns_suffixes)
+        root = _trie(sorted(self.markers))
+        top = [re.escape(ch) + _node_regex(child) for ch, child in root.items()]
+        if self.ns_suffixes:
+            # `<PREFIX:suffix` for any XML namespace prefix (FORMATS xml_invoke); the prefix may also be the
+            # held end of the buffer.
+            ns = _node_regex(_trie(sorted(self.ns_suffixes)))
+            top.append(r"<(?:\Z|" + NS_PREFIX + r"(?:\Z|:" + ns + "))")
+        pattern = "(?:" + "|".join(top) + ")" if top else "(?!)"
+        compiled = re.compile(pattern, re.S)
+        self._search = compiled.search
+        self._match = compiled.match
+        self.raw_search = self._search  # for callers that only need "anything here at all?"
+        # Markers that are a proper prefix of another (``[`` and ``[TOOL_CALLS]``): found at the very end of
+        # the buffer, they may still grow into the longer one, so a scanning state holds them until more
+        # input (or the end of the stream) decides, whatever the chunking.
+        self.extendable = frozenset(m for m in self.markers if any(o != m and o.startswith(m) for o in self.markers))
+
+    def match(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:
+        """Like :meth:`search`, anchored at ``pos``: a state that only accepts a marker right here must not
+        scan the rest of the buffer for one (that is O(buffer) per call: quadratic on repeated openers)."""
+        return self._decode(self._match(buf, pos))
+
+    def search(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:
+        return self._decode(self._search(buf, pos))
+
+    def _decode(self, m: re.Match[str] | None) -> tuple[int, int, str | None] | None:
+        if m is None:
+            return None
+        tok = m.group()
+        if tok in self.markers:
+            return m.start(), m.end(), tok
+        if self.ns_suffixes:
+            parts = split_ns(tok)
+            if parts is not None and parts[1] in self.ns_suffixes:
+                return m.start(), m.end(), tok
+        return m.start(), m.end(), None
+
+
+@lru_cache(maxsize=512)
+def marker_set(markers: frozenset[str], ns_suffixes: frozenset[str] = frozenset()) -> MarkerSet:
+    """Compiled marker sets are shared by every parser with the same configuration."""
+    return MarkerSet(markers, ns_suffixes)

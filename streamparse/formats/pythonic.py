@@ -1,0 +1,456 @@
+"""Call bodies that are read whole and parsed once when they close: Python-style calls (pythonic,
+gemma_tool_code) and Gemma 4 calls.
+
+A call's name is known as soon as ``NAME(`` (or ``call:NAME{``) is seen, so ToolCallStart is emitted
+then; an incremental tracker (:mod:`streamparse.pyliteral`, :mod:`streamparse.gemma_args`) finds where the
+call closes without re-reading its text, and the call is parsed once at that point and ended right away
+(early dispatch: the rest of a list does not have to arrive first).
+
+Python-style sections come in three forms: a bracketed list ``[f(a=1), g(b=2)]`` (Llama 4, LFM2, bare at
+the output start), one call per line up to a closer (Olmo 3 ``<function_calls>``), and a ``tool_code``
+fence (Gemma 3, ``print(...)`` and ``default_api.`` allowed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..core.engine import Engine, State
+from ..core.lookahead import LOOKAHEAD, skip_ws, starts_or_prefix
+from ..rejections import Reason
+from .gemma_args import GemmaArgsTracker, gemma_args_to_json
+from .pyliteral import PyCallTracker, parse_call
+
+# ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
+CALL_HEAD = re.compile(r"(?P<name>[^\W\d]\w*(?:[.-]\w+)*)[ \t]*\(")
+PRINT_HEAD = re.compile(r"(?:(?P<print>print[ \t]*\([ \t]*)(?=[^\W\d][\w.-]*[ \t]*\())?" + CALL_HEAD.pattern)
+# What a head can look like before its ``(`` arrives (so holding for it is worth it).
+_MAYBE_HEAD = re.compile(r"(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*")
+GEMMA_PREFIX = "default_api."
+# Gemma 4: another ``call:NAME{`` may follow a call inside the same wrapper.
+GEMMA_HEAD = re.compile(r"call:(?P<name>[^\s{}<>:,]{1,200})\{")
+_MAYBE_GEMMA_HEAD = re.compile(r"c(?:a(?:l(?:l(?::[^\s{}<>:,]*)?)?)?)?")
+
+LIST, LINES, FENCE = "list", "lines", "fence"
+_HEAD, _BODY, _AFTER, _CLOSE, _RECOVER = range(5)
+_CLOSING_BRACKET = re.compile(r"[)\]}]")
+
+
+def feed_tracker(tracker: PyCallTracker | GemmaArgsTracker, buf: str, pos: int) -> tuple[int | None, bool]:
+    """Feed ``buf[pos:]``; return (index just past the body's closer or None, broken).
+
+    A tracker only breaks at a closing bracket, so the text is fed in pieces that end at closing brackets:
+    a break is then known to end exactly at the end of its piece, whatever the chunking (chunking invariance).
+    Every character is still fed once.
+    """
+    n = len(buf)
+    i = pos
+    while i < n:
+        m = _CLOSING_BRACKET.search(buf, i)
+        j = n if m is None else m.end()
+        k = tracker.feed(buf[i:j])
+        if k is not None:
+            return i + k, False
+        if tracker.broken:
+            return j, True
+        i = j
+    return None, False
+
+
+def match_head(buf: str, i: int, final: bool, gemma: bool = False) -> re.Match[str] | bool | None:
+    """A call head at ``i``: the match, False when it cannot be one, None when more input must decide."""
+    m = (PRINT_HEAD if gemma else CALL_HEAD).match(buf, i, min(len(buf), i + LOOKAHEAD))
+    if m is not None:
+        if gemma and m.group("print") is None and m.group("name") == "print" and not final:
+            # ``print(`` may still turn out to wrap a call (``print(default_api.f(``): wait for its head.
+            rest = buf[m.end() : i + LOOKAHEAD]
+            if len(buf) - i < LOOKAHEAD and _MAYBE_HEAD.fullmatch(rest) and "(" not in rest:
+                return None
+        return m
+    if final or len(buf) - i >= LOOKAHEAD:
+        return False
+    return None if _MAYBE_HEAD.fullmatch(buf, i) else False
+
+
+class PyCallsState(State):
+    """The calls of one Python-style section, from just after its opener (``[`` for lists)."""
+
+    __slots__ = (
+        "fmt",
+        "form",
+        "closer",
+        "gemma",
+        "phase",
+        "tracker",
+        "parts",
+        "printed",
+        "held",
+        "pending",
+        "committed",
+    )
+
+    def __init__(self, fmt: str, form: str, closer: str | None, *, bare: bool = False, held: str = "") -> None:
+        self.fmt = fmt
+        self.form = form
+        self.closer = closer
+        # ``bare``: an unmarked list at the output start is text until its first call is confirmed (start rule).
+        self.committed = not bare
+        self.held: list[str] = [held] if held else []  # bare, not yet committed: consumed text
+        self.pending: tuple[str, str] | None = None  # bare: the first call's name and arguments JSON
+        self.gemma = form == FENCE
+        self.phase = _HEAD
+        self.tracker: PyCallTracker | None = None
+        self.parts: list[str] = []
+        self.printed = False  # inside ``print(`` (gemma)
+
+    # -- helpers ---------------------------------------------------------------------------------------
+
+    def _consume(self, eng: Engine, end: int) -> None:
+        if not self.committed:
+            self.held.append(eng.buf[eng.pos : end])
+        eng.pos = end
+
+    def _decline(self, eng: Engine) -> bool:
+        """A bare candidate that is not a call list after all: its text is plain text (start rule)."""
+        eng.text("".join(self.held))
+        self.held = []
+        eng.pop()
+        return True
+
+    def _commit(self, eng: Engine, end: int) -> None:
+        """The bare list's first call is confirmed by the ``,`` or ``]`` ending at ``end``: emit it now (its
+        raw markup runs from ``[`` to there, so it ends with the character that completed it, early completion),
+        then go on as a list of calls."""
+        assert self.pending is not None
+        name, args_json = self.pending
+        raw = "".join(self.held) + eng.buf[eng.pos : end]
+        eng.pos = end
+        self.pending = None
+        self.held = []
+        self.committed = True
+        cand = eng.begin_call(self.fmt, eng.pos)
+        cand.raw_parts.append(raw)
+        cand.raw_len += len(raw)
+        eng.set_name(name)
+        eng.args(args_json)
+        eng.end_call(eng.pos)
+
+    # -- the state ---------------------------------------------------------------------------------------
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        phase = self.phase
+        if phase == _HEAD:
+            return self._head(eng, final)
+        if phase == _BODY:
+            return self._body(eng, final)
+        if phase == _AFTER:
+            return self._after(eng, final)
+        if phase == _CLOSE:
+            return self._close(eng, final)
+        return self._recover(eng, final)
+
+    def _head(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        j = skip_ws(buf, eng.pos)
+        if j >= len(buf):
+            if final or j - eng.pos >= LOOKAHEAD:
+                return self._end_section(eng)
+            return False
+        if self.form == LIST and buf[j] == "]":  # ``[f(), ]``: a trailing comma
+            self._consume(eng, j + 1)
+            self.phase = _CLOSE
+            return True
+        if self.form != LIST and self.closer is not None:
+            ok = starts_or_prefix(buf, j, self.closer)
+            if ok is None and not final:
+                return False
+            if ok:
+                end = j + len(self.closer)
+                if self.form == FENCE:
+                    # The closing fence may be longer than three backticks: hold until the run ends
+                    # (bounded, as in textscope), so every chunking closes the fence at the same place.
+                    while end < len(buf) and buf[end] == "`" and end - j < 32:
+                        end += 1
+                    if end >= len(buf) and end - j < 32 and not final:
+                        return False
+                eng.pos = end
+                eng.pop()
+                return True
+        m = match_head(buf, j, final, self.gemma)
+        if m is None:
+            return False
+        if m is False:
+            return self._junk(eng, j)
+        assert isinstance(m, re.Match)
+        name_start = m.start("name")
+        self.printed = self.gemma and m.group("print") is not None
+        if not self.committed:
+            self._consume(eng, name_start)
+        else:
+            eng.pos = name_start
+            eng.begin_call(self.fmt, name_start)
+            name = m.group("name")
+            if self.gemma and name.startswith(GEMMA_PREFIX):
+                name = name[len(GEMMA_PREFIX) :]
+            eng.set_name(name)
+        self.tracker = PyCallTracker("call")
+        self.parts = []
+        self.phase = _BODY
+        return True
+
+    def _body(self, eng: Engine, final: bool) -> bool:
+        tracker = self.tracker
+        assert tracker is not None
+        buf = eng.buf
+        pos = eng.pos
+        end, broken = feed_tracker(tracker, buf, pos)
+        if broken:
+            assert end is not None
+            return self._bad_call(eng, "unbalanced brackets in the call", end, broken=True)
+        if end is None:
+            self.parts.append(buf[pos:])
+            self._consume(eng, len(buf))
+            return False  # at the end of the stream the engine (or at_close) rejects it as truncated
+        self.parts.append(buf[pos:end])
+        text = "".join(self.parts)
+        self.parts = []
+        self._consume(eng, end)
+        self.phase = _AFTER
+        try:
+            name, args = parse_call(text)
+        except ValueError as exc:
+            return self._bad_call(eng, f"not a call with literal keyword arguments: {exc}", end)
+        args_json = json.dumps(args, ensure_ascii=False)
+        if not self.committed:
+            if self.gemma and name.startswith(GEMMA_PREFIX):
+                name = name[len(GEMMA_PREFIX) :]
+            self.pending = (name, args_json)
+            return True
+        eng.args(args_json)
+        eng.end_call(end)
+        return True
+
+    def _bad_call(self, eng: Engine, detail: str, end: int, broken: bool = False) -> bool:
+        if not self.committed:  # ``[print(x) for x in y]``: prose, not a call list
+            if end > eng.pos:
+                self._consume(eng, end)
+            return self._decline(eng)
+        if end > eng.pos:
+            eng.pos = end
+        if broken:  # the rest of the section cannot be read: reject everything up to its closer
+            call = eng.call
+            if call is not None and call.reject is None:
+                call.reject, call.detail = Reason.MALFORMED, detail
+            self.phase = _RECOVER
+            return True
+        eng.fail_call(Reason.MALFORMED, detail, end)
+        self.phase = _AFTER
+        return True
+
+    def _after(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        j = skip_ws(buf, eng.pos)
+        if j >= len(buf):
+            if final:
+                return self._end_section(eng)
+            return False
+        if self.printed:
+            self.printed = False
+            if buf[j] == ")":
+                self._consume(eng, j + 1)
+                return True
+        if self.form != LIST:
+            self.phase = _HEAD
+            return True
+        c = buf[j]
+        if c not in ",]":
+            if not self.committed:
+                return self._decline(eng)
+            return self._junk(eng, j)
+        if not self.committed:
+            self._commit(eng, j + 1)
+        eng.pos = j + 1
+        self.phase = _HEAD if c == "," else _CLOSE
+        return True
+
+    def _close(self, eng: Engine, final: bool) -> bool:
+        """After ``]``: the wrapper's closer (optional, end-of-stream rule), then back to text."""
+        if self.closer is None:
+            eng.pop()
+            return True
+        buf = eng.buf
+        j = skip_ws(buf, eng.pos)
+        if j >= len(buf):
+            if final or j - eng.pos >= LOOKAHEAD:
+                eng.pop()
+                return True
+            return False
+        ok = starts_or_prefix(buf, j, self.closer)
+        if ok is None and not final:
+            return False
+        if ok:
+            eng.pos = j + len(self.closer)
+        eng.pop()
+        return True
+
+    def _junk(self, eng: Engine, j: int) -> bool:
+        """Something that is not a call where a call was expected."""
+        if not self.committed:
+            return self._decline(eng)
+        if self.form == LINES:
+            eng.pop()  # Olmo: text after the last call ends the section (its closer is optional, end-of-stream rule)
+            return True
+        eng.pos = j
+        eng.begin_call(self.fmt, j)
+        self.phase = _RECOVER
+        return True
+
+    def _recover(self, eng: Engine, final: bool) -> bool:
+        """Swallow malformed markup up to the section's closer, so none of it leaks into the text."""
+        closer = self.closer or "]"
+        buf = eng.buf
+        idx = buf.find(closer, eng.pos)
+        if idx < 0:
+            if final:
+                eng.fail_call(Reason.MALFORMED, "not a list of calls", len(buf))
+                eng.pos = len(buf)
+                eng.pop()
+                return True
+            eng.pos = max(eng.pos, len(buf) - len(closer) + 1)
+            return False
+        end = idx + len(closer)
+        if eng.call is None:
+            eng.begin_call(self.fmt, eng.pos)
+        eng.fail_call(Reason.MALFORMED, "not a list of calls", end)
+        eng.pos = end
+        eng.pop()
+        return True
+
+    def _end_section(self, eng: Engine) -> bool:
+        if not self.committed:
+            self._truncated(eng)
+        eng.pop()
+        return True
+
+    def _truncated(self, eng: Engine) -> None:
+        """end-of-stream rule: a bare candidate that showed ``[NAME(`` and was cut off is a truncated call."""
+        if self.committed or not self.held:
+            return
+        raw = "".join(self.held)
+        self.held = []
+        self.committed = True
+        cand = eng.begin_call(self.fmt, eng.pos)
+        cand.raw_parts.append(raw)
+        cand.raw_len += len(raw)
+        eng.fail_call(Reason.TRUNCATED, "the stream ended inside the call list", eng.pos)
+
+    def at_close(self, eng: Engine) -> None:
+        if not self.committed:
+            if eng.pos < len(eng.buf):
+                self.held.append(eng.buf[eng.pos :])
+                eng.pos = len(eng.buf)
+            self._truncated(eng)
+
+
+# -- Gemma 4 / FunctionGemma ---------------------------------------------------------------------------------
+
+
+class GemmaCallState(State):
+    """``call:NAME{...}`` bodies after a ``<|tool_call>`` opener (the name is already set), then the closer.
+
+    Several ``call:`` bodies may follow one another before the closer; each is its own call.
+    """
+
+    __slots__ = ("fmt", "delim", "closer", "tracker", "parts", "phase")
+
+    def __init__(self, fmt: str, delim: str, closer: str) -> None:
+        self.fmt = fmt
+        self.delim = delim
+        self.closer = closer
+        self.tracker = GemmaArgsTracker(delim)
+        self.parts: list[str] = []
+        self.phase = _BODY
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        if self.phase == _BODY:
+            return self._body(eng, final)
+        if self.phase == _AFTER:
+            return self._after(eng, final)
+        return self._recover(eng, final)
+
+    def _body(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        pos = eng.pos
+        end, broken = feed_tracker(self.tracker, buf, pos)
+        if broken:
+            assert end is not None
+            eng.pos = end
+            self._reject(eng, "unbalanced brackets in the arguments")
+            return True
+        if end is None:
+            self.parts.append(buf[pos:])
+            eng.pos = len(buf)
+            return False
+        self.parts.append(buf[pos:end])
+        text = "".join(self.parts)
+        self.parts = []
+        eng.pos = end
+        try:
+            args_json = gemma_args_to_json(text, self.delim)
+        except ValueError as exc:
+            self._reject(eng, f"unreadable arguments: {exc}")
+            return True
+        eng.args(args_json)
+        self.phase = _AFTER
+        return True
+
+    def _reject(self, eng: Engine, detail: str) -> None:
+        call = eng.call
+        if call is not None and call.reject is None:
+            call.reject, call.detail = Reason.MALFORMED, detail
+        self.phase = _RECOVER
+
+    def _after(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        j = skip_ws(buf, eng.pos)
+        if j >= len(buf):
+            # The closer is required (end-of-stream rule); at the end the engine rejects the call as truncated.
+            return False
+        ok = starts_or_prefix(buf, j, self.closer)
+        if ok is None and not final:
+            return False
+        if ok:
+            end = j + len(self.closer)
+            eng.end_call(end)
+            eng.pos = end
+            eng.pop()
+            return True
+        m = GEMMA_HEAD.match(buf, j, min(len(buf), j + LOOKAHEAD))
+        if m is None and not final and len(buf) - j < LOOKAHEAD and _MAYBE_GEMMA_HEAD.fullmatch(buf, j):
+            return False
+        if m is not None:  # calls concatenated inside one wrapper
+            eng.end_call(eng.pos)
+            eng.begin_call(self.fmt, j)
+            eng.set_name(m.group("name"))
+            eng.pos = m.end() - 1
+            self.tracker = GemmaArgsTracker(self.delim)
+            self.phase = _BODY
+            return True
+        call = eng.call
+        if call is not None and call.reject is None:
+            call.reject, call.detail = Reason.MALFORMED, f"expected {self.closer!r} after the arguments"
+        self.phase = _RECOVER
+        return True
+
+    def _recover(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        idx = buf.find(self.closer, eng.pos)
+        if idx < 0:
+            eng.pos = max(eng.pos, len(buf) - len(self.closer) + 1)
+            return False  # at the end of the stream the engine rejects the open call
+        end = idx + len(self.closer)
+        eng.fail_call(Reason.MALFORMED, "", end)
+        eng.pos = end
+        eng.pop()
+        return True

@@ -1,0 +1,225 @@
+"""Deciding what an unmarked candidate is while its JSON streams in: a call, an envelope, or text.
+
+:class:`Shape` watches the candidate's top-level keys; :class:`Family` says what the active unmarked
+formats allow. See :mod:`.unmarked` for how a candidate is held and released.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..core.json_reader import STRING, JsonReader
+from ..states.json_body import ARGS_KEYS, NAME_KEYS
+
+NEUTRAL_KEYS = frozenset({"type", "id"})
+ENVELOPE_KEYS = frozenset({"toolCalls", "needsMoreWork"})
+FAMILY = frozenset({"json", "xlam", "envelope", "llama3_json", "tool_request"})
+TEXT, CALL, ENVELOPE = 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Family:
+    """What the active unmarked formats allow (one start handler serves all of them)."""
+
+    objects: bool  # json, llama3_json: a call object
+    arrays: bool  # json, xlam: a list of call objects
+    envelope: bool
+    end_marker: bool  # tool_request form (c)
+    semicolons: bool  # llama3_json: `;` between calls
+    fences: bool  # json, xlam, envelope: a ```json or bare fence around the value
+    object_label: str
+    array_label: str
+
+    @classmethod
+    def of(cls, active: frozenset[str]) -> Family | None:
+        names = active & FAMILY
+        if not names:
+            return None
+        js = "json" in names
+        llama = "llama3_json" in names
+        return cls(
+            objects=js or llama,
+            arrays=js or "xlam" in names,
+            envelope="envelope" in names,
+            end_marker="tool_request" in names,
+            semicolons=llama,
+            fences=bool(names & {"json", "xlam", "envelope"}),
+            object_label="json" if js else "llama3_json" if llama else "tool_request",
+            array_label="json" if js else "xlam",
+        )
+
+
+# -- deciding what a candidate is ----------------------------------------------------------------------
+
+
+class Shape:
+    """JSON sink that classifies a candidate from its top-level keys (see the module docstring).
+
+    ``verdict`` is 0 while undecided; ``at`` is the buffer position where the verdict was reached, so the
+    hold cap is applied to the text, not to the chunking.
+    """
+
+    __slots__ = (
+        "reader",
+        "verdict",
+        "at",
+        "base",
+        "role",
+        "name",
+        "name_depth",
+        "args_depth",
+        "args_ok",
+        "args_key",
+        "evidence",
+        "in_fn",
+        "envelope_ok",
+    )
+
+    def __init__(self, envelope_ok: bool) -> None:
+        self.reader = JsonReader(self, watch=3)
+        self.verdict = 0
+        self.at = 0
+        self.base = 0  # 0: an object; 1: a list whose first element is classified
+        self.role: str | None = None
+        self.name: str | None = None
+        self.name_depth = -1
+        self.args_depth = -1
+        self.args_ok = False
+        self.args_key = False
+        self.evidence = False  # a name or args key was seen: no longer an envelope
+        self.in_fn = False  # inside OpenAI's {"type": "function", "function": {...}}
+        self.envelope_ok = envelope_ok
+
+    def _decide(self, verdict: int, pos: int) -> None:
+        if not self.verdict:
+            self.verdict = verdict
+            self.at = pos
+
+    def _members(self) -> int:
+        return self.base + (2 if self.in_fn else 1)
+
+    def key(self, depth: int, key: str) -> None:
+        if self.verdict or depth != self._members():
+            return
+        role: str | None
+        if self.in_fn:
+            role = "name" if key == "name" else "args" if key in ARGS_KEYS else None
+            if role == "args":
+                role = None if self.args_key else role
+                self.args_key = True
+        elif key in ARGS_KEYS:
+            role = None if self.args_key else "args"
+            self.args_key = self.evidence = True
+        elif key in NAME_KEYS:
+            role = "function" if key == "function" else "name"
+            if self.name is not None or self.name_depth >= 0:
+                role = None
+            self.evidence = True
+        elif key in NEUTRAL_KEYS:
+            role = None
+        elif self.envelope_ok and not self.evidence and self.base == 0 and key in ENVELOPE_KEYS:
+            role = "envelope"
+        elif self.envelope_ok and not self.evidence and self.base == 0 and key == "content":
+            role = None
+        else:
+            role = "text"
+        self.role = role
+
+    def value_start(self, depth: int, kind: str, pos: int) -> None:
+        if self.verdict:
+            return
+        if depth == 0:
+            if kind == "[":
+                self.base = 1
+                self.envelope_ok = False
+            return
+        if self.base == 1 and depth == 1:
+            if kind != "{":
+                self._decide(TEXT, pos)
+            return
+        if depth != self._members():
+            return
+        role = self.role
+        if role == "name" or role == "function":
+            if kind == '"':
+                self.reader.drain()
+                self.name_depth = depth
+            elif role == "function" and kind == "{" and not self.in_fn:
+                self.in_fn = True
+                self.role = None
+            else:
+                self._decide(TEXT, pos)
+        elif role == "args":
+            if kind == "{":
+                self.args_ok = True
+                if self.name is not None:
+                    self._decide(CALL, pos)
+            elif kind == '"' or kind == "n":
+                self.reader.drain()
+                self.args_depth = depth
+            else:
+                self._decide(TEXT, pos)
+        elif role == "text":
+            self._decide(TEXT, pos)
+        elif role == "envelope":
+            self._decide(ENVELOPE, pos)
+
+    def value_end(self, depth: int, pos: int) -> None:
+        if self.verdict:
+            return
+        if depth == self.name_depth:
+            self.name_depth = -1
+            name = load_json(self.reader.drain())
+            if isinstance(name, str) and name.strip():
+                self.name = name.strip()
+                if self.args_ok:
+                    self._decide(CALL, pos)
+            else:
+                self._decide(TEXT, pos)
+        elif depth == self.args_depth:
+            self.args_depth = -1
+            if _args_ok(self.reader.drain()):
+                self.args_ok = True
+                if self.name is not None:
+                    self._decide(CALL, pos)
+            else:
+                self._decide(TEXT, pos)
+        elif self.in_fn and depth == self.base + 1:
+            self.in_fn = False
+        if depth == self._members():
+            self.role = None
+        if depth == self.base and not self.verdict:
+            self._decide(TEXT, pos)  # complete but not call-shaped (start rule)
+
+    def truncated(self) -> bool:
+        """end-of-stream rule: a complete name pair and the start of an args key were seen."""
+        if self.name is None or self.verdict:
+            return False
+        if self.args_key:
+            return True
+        r = self.reader
+        if r.state != STRING or not r.is_key or r.depth != self._members():
+            return False
+        typed = "".join(r.keyparts)
+        return bool(typed) and any(k.startswith(typed) for k in ARGS_KEYS)
+
+
+def load_json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return INVALID
+
+
+INVALID = object()
+
+
+def _args_ok(text: str) -> bool:
+    """Arguments given as a scalar: null, or a string holding a JSON object (no-coercion rule)."""
+    value = load_json(text)
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip() or isinstance(load_json(value), dict)
+    return False

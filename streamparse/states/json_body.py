@@ -1,0 +1,393 @@
+"""JSON call bodies shared by every format that writes its calls as JSON.
+
+- :class:`JsonCallState`: a JSON call object ``{"name": ..., "arguments": {...}}`` (any key order and the
+  field-name variants of the ``json`` format), or a list of them; arguments stream as they arrive.
+- :class:`JsonArgsState`: the name came from a header; the body is the JSON arguments object.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..core.engine import Engine, State
+from ..core.json_reader import DQ_RUN, STRING, JsonReader
+from ..core.lookahead import skip_ws, starts_or_prefix
+from ..rejections import Reason
+
+NAME_KEYS = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
+ARGS_KEYS = frozenset({"arguments", "parameters", "params", "args", "input"})
+JSON_FENCE = "json_fence"
+
+
+class CallExtractor:
+    """JSON sink that picks the name and streams the arguments of call objects at depth ``base``."""
+
+    __slots__ = (
+        "eng",
+        "fmt",
+        "base",
+        "reader",
+        "each",
+        "fallback",
+        "role",
+        "args_depth",
+        "args_kind",
+        "name_depth",
+        "in_fn",
+        "obj_done",
+        "need_args_key",
+        "saw_args",
+    )
+
+    def __init__(self, eng: Engine, fmt: str, base: int, each: bool, fallback: bool = False) -> None:
+        self.eng = eng
+        self.fmt = fmt
+        self.base = base
+        self.each = each  # one candidate per object (list forms); else the opener began the candidate
+        self.fallback = fallback
+        self.reader: JsonReader = JsonReader(self, watch=base + 2)
+        self.role: str | None = None
+        self.args_depth = -1
+        self.args_kind = ""
+        self.name_depth = -1
+        self.in_fn = False
+        self.obj_done = False
+        self.saw_args = False
+
+    @property
+    def streaming(self) -> bool:
+        return self.args_depth >= 0 and self.args_kind == "{"
+
+    def _member(self, depth: int) -> bool:
+        return depth == self.base + 1 or (self.in_fn and depth == self.base + 2)
+
+    def value_start(self, depth: int, kind: str, pos: int) -> None:
+        eng = self.eng
+        if depth == self.base:
+            if self.each:
+                eng.begin_call(self.fmt, pos, self.fallback)
+                self.reader.repairs = []
+            self.role = None
+            self.in_fn = False
+            self.saw_args = False
+            if kind != "{" and eng.call is not None:
+                eng.call.reject, eng.call.detail = Reason.MALFORMED, "a call must be a JSON object"
+            return
+        if not self._member(depth):
+            return
+        role = self.role
+        if role == "args":
+            self.reader.drain()
+            self.args_depth = depth
+            self.args_kind = kind
+        elif role == "name" and kind == '"':
+            self.reader.drain()
+            self.name_depth = depth
+        elif role == "function":
+            if kind == '"':
+                self.reader.drain()
+                self.name_depth = depth
+            elif kind == "{" and depth == self.base + 1:
+                self.in_fn = True  # OpenAI nesting: {"type": "function", "function": {"name", "arguments"}}
+
+    def key(self, depth: int, key: str) -> None:
+        if not self._member(depth):
+            return
+        call = self.eng.call
+        if key in ARGS_KEYS:
+            self.role = None if self.saw_args else "args"
+            self.saw_args = True
+        elif key in NAME_KEYS:
+            role = NAME_KEYS[key]
+            named = call is not None and call.name is not None
+            self.role = None if (named and role == "name") else role
+        else:
+            self.role = None
+
+    def value_end(self, depth: int, pos: int) -> None:
+        eng = self.eng
+        if depth == self.args_depth:
+            text = self.reader.drain()
+            kind = self.args_kind
+            self.args_depth = -1
+            if kind == "{":
+                eng.args(text)
+            else:
+                self._args_value(text, kind)
+        elif depth == self.name_depth:
+            self.name_depth = -1
+            try:
+                name = json.loads(self.reader.drain())
+            except ValueError:
+                name = None
+            if isinstance(name, str):
+                eng.set_name(name.strip())
+        elif depth == self.base:
+            eng.add_repairs(self.reader.repairs)
+            if self.each:
+                eng.end_call(pos)
+            else:
+                self.obj_done = True
+            return
+        elif depth == self.base + 1 and self.in_fn:
+            self.in_fn = False
+        if self._member(depth):
+            self.role = None
+
+    def _args_value(self, text: str, kind: str) -> None:
+        """Arguments that are not an object: a JSON-encoded string is decoded (no-coercion rule); null means none."""
+        eng = self.eng
+        call = eng.call
+        if call is None:
+            return
+        value: Any
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = object()
+        if value is None:
+            eng.args("{}")
+            return
+        if isinstance(value, str):
+            try:
+                decoded = json.loads(value) if value.strip() else {}
+            except ValueError:
+                decoded = None
+            if isinstance(decoded, dict):
+                eng.args(json.dumps(decoded, ensure_ascii=False))
+                return
+        call.has_args = True
+        call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"
+
+
+class _JsonBody(State):
+    """What JSON bodies share: the closer after the value, and recovery after malformed JSON."""
+
+    # closers: required (or, with optional_close, optional) end markers after the JSON value;
+    # ends: malformed JSON is swallowed through the first of these (default: the closers);
+    # stops: ... or up to the first of these (left for the scan: e.g. the next call's opener);
+    # phase: 0 reading JSON, 1 expecting the closer, 2 recovering after malformed JSON.
+    __slots__ = ("closers", "ends", "stops", "optional_close", "fenced", "phase")
+    closers: tuple[str, ...]
+    ends: tuple[str, ...]
+    stops: tuple[str, ...]
+    optional_close: bool
+    fenced: bool
+    phase: int
+    list_form: bool
+
+    def _close(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        end = eng.pos  # where the call ends when no closer follows: right after the JSON value
+        if not self.closers and not self.fenced:
+            self._finish(eng, end)  # the JSON value was the whole call (early completion: end now)
+            return True
+        j = skip_ws(buf, end)
+        if j >= len(buf) and not final:
+            return False
+        if self.fenced:
+            ok = starts_or_prefix(buf, j, "```")
+            if ok is None and not final:
+                return False
+            if ok:
+                end = j + 3
+                j = skip_ws(buf, end)
+                if j >= len(buf) and not final and self.closers:
+                    return False
+        for closer in self.closers:
+            ok = starts_or_prefix(buf, j, closer)
+            if ok is None and not final:
+                return False
+            if ok:
+                self._finish(eng, j + len(closer))
+                return True
+        if self.optional_close or not self.closers:
+            self._finish(eng, end)
+            return True
+        if final and eng.call is not None and (j >= len(buf) or any(c.startswith(buf[j:]) for c in self.closers)):
+            # The stream ended before (or inside) the required end marker: truncated, not malformed
+            # (end-of-stream rule).
+            stop = len(buf) if j < len(buf) else end
+            eng.fail_call(Reason.TRUNCATED, f"the stream ended before {self.closers[0]!r}", stop)
+            eng.pos = stop
+            eng.pop()
+            return True
+        if eng.call is not None and not self.list_form and not self.fenced:
+            # Text where the required end marker should be: the call is malformed, and everything up to the
+            # end marker is its markup (recovered below), so nothing of it leaks into the visible text.
+            cand = eng.call
+            if cand.reject is None:
+                cand.reject, cand.detail = Reason.MALFORMED, f"expected {self.closers[0]!r} after the JSON"
+            self.phase = 2
+            return True
+        if eng.call is not None:
+            eng.fail_call(Reason.MALFORMED, f"expected {self.closers[0]!r} after the JSON", end)
+        eng.pos = end
+        eng.pop()
+        return True
+
+    def _finish(self, eng: Engine, end: int) -> None:
+        if not self.list_form:
+            eng.end_call(end)
+        eng.pos = end
+        eng.pop()
+
+    def _recover(self, eng: Engine, final: bool) -> bool:
+        """Malformed JSON: the call runs to the first of ``ends`` (included) or ``stops`` (excluded), else to
+        the end of the stream; all of it is the rejection's raw text, so no markup leaks into the text.
+        A format with neither (an ASCII marker such as ``TOOL_CALL``) rejects at the error and scans on."""
+        ends, stops = self.ends, self.stops
+        buf = eng.buf
+        pos = eng.pos
+        if not ends and not stops:
+            if eng.call is not None:
+                eng.fail_call(Reason.MALFORMED, "", pos)
+            eng.pop()
+            return True
+        if eng.call is None:  # junk between the objects of a list: a rejected candidate of its own
+            cand = eng.begin_call(getattr(self, "fmt", ""), pos)
+            cand.reject, cand.detail = Reason.MALFORMED, "invalid JSON between calls"
+        cut = end = -1
+        for marker in ends:
+            i = buf.find(marker, pos)
+            if i >= 0 and (cut < 0 or i < cut):
+                cut, end = i, i + len(marker)
+        for marker in stops:
+            i = buf.find(marker, pos)
+            if i >= 0 and (cut < 0 or i < cut):
+                cut, end = i, i
+        if cut < 0:
+            if not final:
+                keep = max(len(m) for m in ends + stops) - 1
+                eng.pos = max(pos, len(buf) - keep)
+                return False
+            end = len(buf)
+        eng.fail_call(Reason.MALFORMED, "invalid JSON", end)
+        eng.pos = end
+        eng.pop()
+        return True
+
+    def at_close(self, eng: Engine) -> None:
+        if self.phase == 1 and (self.optional_close or not self.closers) and eng.call is not None:
+            eng.end_call(eng.pos)
+
+
+class JsonCallState(_JsonBody):
+    """One call object (the opener began the candidate) or a list of call objects, then a closer."""
+
+    __slots__ = ("fmt", "sink", "list_form")
+
+    def __init__(
+        self,
+        eng: Engine,
+        fmt: str,
+        closers: tuple[str, ...] = (),
+        *,
+        list_form: bool = False,
+        optional_close: bool = False,
+        fenced: bool = False,
+        fallback: bool = False,
+        ends: tuple[str, ...] | None = None,
+        stops: tuple[str, ...] = (),
+    ) -> None:
+        self.fmt = fmt
+        self.closers = closers
+        self.ends = closers if ends is None else ends
+        self.stops = stops
+        self.optional_close = optional_close
+        self.fenced = fenced
+        self.list_form = list_form
+        self.sink = CallExtractor(eng, fmt, 1 if list_form else 0, each=list_form, fallback=fallback)
+        self.phase = 0
+        if fenced:
+            eng.add_repairs([JSON_FENCE])
+
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        reader = self.sink.reader
+        if self.phase or reader.state != STRING or reader.is_key or reader.out or reader.quote != '"':
+            return None
+        return (DQ_RUN, False) if self.sink.streaming else None
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        if self.phase == 0:
+            sink = self.sink
+            reader = sink.reader
+            start = eng.pos
+            eng.pos = reader.feed(eng.buf, start, final)
+            if sink.streaming:
+                eng.args(reader.drain())
+            elif eng.call is not None and eng.call.closed:
+                reader.drain()  # rejected too_large: keep reading to its end, buffering nothing
+            if reader.failed:
+                if eng.call is not None:
+                    eng.call.reject, eng.call.detail = Reason.MALFORMED, f"invalid JSON: {reader.error}"
+                self.phase = 2
+                return True
+            if reader.done:
+                self.phase = 1
+                return True
+            return False
+        if self.phase == 1:
+            return self._close(eng, final)
+        return self._recover(eng, final)
+
+
+class JsonArgsState(_JsonBody):
+    """The arguments object of a call whose name is already known, then a closer."""
+
+    __slots__ = ("reader",)
+    list_form = False
+
+    def __init__(
+        self,
+        eng: Engine,
+        closers: tuple[str, ...] = (),
+        *,
+        optional_close: bool = False,
+        fenced: bool = False,
+        ends: tuple[str, ...] | None = None,
+        stops: tuple[str, ...] = (),
+    ) -> None:
+        self.closers = closers
+        self.ends = closers if ends is None else ends
+        self.stops = stops
+        self.optional_close = optional_close
+        self.fenced = fenced
+        self.reader = JsonReader()
+        self.phase = 0
+        if fenced:
+            eng.add_repairs([JSON_FENCE])
+
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        reader = self.reader
+        if self.phase or reader.state != STRING or reader.out or reader.quote != '"':
+            return None
+        return DQ_RUN, False
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        if self.phase == 0:
+            reader = self.reader
+            start = eng.pos
+            first = start < len(eng.buf) and reader.depth == 0 and not reader.out and reader.state == 0
+            if first and eng.buf[start] != "{":
+                if eng.call is not None:
+                    eng.call.reject, eng.call.detail = Reason.MALFORMED, "arguments are not a JSON object"
+                self.phase = 2
+                return True
+            eng.pos = reader.feed(eng.buf, start, final)
+            eng.args(reader.drain())
+            if reader.failed:
+                if eng.call is not None:
+                    eng.call.reject, eng.call.detail = Reason.MALFORMED, f"invalid JSON: {reader.error}"
+                self.phase = 2
+                return True
+            if reader.done:
+                eng.add_repairs(reader.repairs)
+                self.phase = 1
+                return True
+            return False
+        if self.phase == 1:
+            return self._close(eng, final)
+        return self._recover(eng, final)

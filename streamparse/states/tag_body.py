@@ -1,0 +1,227 @@
+"""Text-valued arguments in tags (``<parameter=k>v</parameter>``, ``<arg_key>``/``<arg_value>``, ...).
+
+Values are text, typed by the tool's schema when complete and streamed as JSON built incrementally (see
+"Typing of text-valued parameters" in docs/FORMATS.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
+from typing import Any
+
+from ..core.engine import Engine, Handler, MarkerTable, State
+from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+from ..core.lookahead import read_header
+from ..events import Event
+from ..rejections import Reason
+from .coerce import coerce_text_value, streams_as_string
+
+# Value text that cannot hold a marker nor end in a newline the value rules may drop. Every value-scope
+# marker starts with "</" or "<p" (</parameter>, <parameter=, </KEY>, </arg_value>), so "<" before another
+# char is text.
+_PLAIN_VALUE = re.compile(r"[^<\n]*(?:(?:\n(?=[^<\n])|<(?=[^/p<\n]))[^<\n]*)*")
+
+
+@dataclass(frozen=True)
+class TagSyntax:
+    """How one XML-style call spells its parameters.
+
+    ``param_open`` begins a parameter header that ``param_header`` parses up to ``header_end``; the value
+    runs to ``param_close`` (or to ``</KEY>`` when None). ``call_close`` ends the call. ``lenient``: a
+    missing ``param_close`` is tolerated when another parameter or the call close follows.
+    """
+
+    param_open: str
+    header_end: str
+    param_header: re.Pattern[str]
+    param_close: str | None
+    call_close: str
+    lenient: bool = False
+    markup: tuple[str, ...] = ()  # tags in the body that are skipped (generic_xml's <arguments>)
+    trim: bool = False  # values are stripped of surrounding whitespace, not just one newline per side
+    tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def body_table(self) -> MarkerTable:
+        t = self.tables.get("")
+        if t is None:
+            markers: dict[str, list[Handler]] = {self.param_open: [], self.call_close: []}
+            markers.update((m, []) for m in self.markup)
+            t = self.tables[""] = MarkerTable(markers)
+        return t
+
+    def value_table(self, close: str) -> MarkerTable:
+        t = self.tables.get(close)
+        if t is None:
+            markers: dict[str, list[Handler]] = {close: []}
+            if self.lenient:
+                markers[self.param_open] = []
+                markers[self.call_close] = []
+            t = self.tables[close] = MarkerTable(markers)
+        return t
+
+
+class ValueWriter:
+    """Streams one text value into the arguments JSON (text-value rule): drop one leading and one trailing newline;
+    strings stream fragment by fragment, other types are coerced by the schema when complete."""
+
+    __slots__ = ("eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws")
+
+    def __init__(self, eng: Engine, key: str, first_key: bool, raw_json: bool | None, trim: bool = False) -> None:
+        self.eng = eng
+        self.trim = trim
+        self.held_ws = ""
+        call = eng.call
+        tools = eng.cfg.tools
+        self.schema = None
+        if tools is not None and call is not None and call.name is not None and call.name in tools:
+            self.schema = tools.property_schema(call.name, key)
+        self.raw_json = raw_json  # DSML string="false": the value is JSON; "true": raw text
+        if raw_json is None:
+            self.stream = streams_as_string(self.schema)
+        else:
+            self.stream = not raw_json
+        self.first = True
+        self.held_nl = False
+        self.parts: list[str] = []
+        prefix = ("{" if first_key else ", ") + json.dumps(key, ensure_ascii=False) + ": "
+        eng.args(prefix + ('"' if self.stream else ""))
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.trim:
+            # Leading whitespace is dropped; trailing whitespace waits until more text follows it.
+            text = text.lstrip() if self.first else self.held_ws + text
+            body = text.rstrip()
+            self.held_ws = text[len(body) :]
+            if not body:
+                return
+            self.first = False
+            text = body
+        elif self.first:
+            self.first = False
+            if text[0] == "\n":
+                text = text[1:]
+        if self.held_nl:
+            text = "\n" + text
+            self.held_nl = False
+        if text.endswith("\n"):
+            text = text[:-1]
+            self.held_nl = True
+        if not text:
+            return
+        if self.stream:
+            self.eng.args(encode_basestring(text)[1:-1])
+        elif not (self.eng.call is not None and self.eng.call.closed):  # too_large: buffer nothing more
+            self.parts.append(text)
+
+    def finish(self) -> None:
+        if self.stream:
+            self.eng.args('"')
+            return
+        raw = "".join(self.parts)
+        value: Any
+        if self.raw_json:
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = coerce_text_value(raw, self.schema)
+        else:
+            value = coerce_text_value(raw, self.schema)
+        self.eng.args(json.dumps(value, ensure_ascii=False))
+
+
+class TagCallState(State):
+    """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
+
+    __slots__ = ("syn", "value", "close", "nparams")
+
+    def __init__(self, syn: TagSyntax) -> None:
+        self.syn = syn
+        self.value: ValueWriter | None = None
+        self.close = ""
+        self.nparams = 0
+
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        value = self.value
+        if value is None or not value.stream or value.trim or value.first or value.held_nl:
+            return None
+        return _PLAIN_VALUE, True
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        value = self.value
+        if value is None or not value.stream or value.trim:
+            return None
+        if value.first or value.held_nl or text[-1] == "\n":
+            return None
+        if self.syn.value_table(self.close).markers.raw_search(text) is not None:
+            return None
+        escaped = encode_basestring(text)[1:-1] if _NEEDS_ESCAPE.search(text) else text
+        return eng.fast_args(text, escaped)
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        syn = self.syn
+        buf = eng.buf
+        pos = eng.pos
+        if self.value is not None:
+            found = syn.value_table(self.close).markers.search(buf, pos)
+            if found is None or found[2] is None:
+                end = len(buf) if found is None else found[0]
+                if final:
+                    end = len(buf)
+                self.value.write(buf[pos:end])
+                eng.pos = end
+                return False
+            s, e, tok = found
+            self.value.write(buf[pos:s])
+            self.value.finish()
+            self.value = None
+            eng.pos = e if tok == self.close else s
+            return True
+        found = syn.body_table().markers.search(buf, pos)
+        if found is None or found[2] is None:
+            end = len(buf) if found is None else found[0]
+            self._junk(eng, buf[pos:end])
+            eng.pos = end
+            return False
+        s, e, tok = found
+        self._junk(eng, buf[pos:s])
+        if tok in syn.markup:
+            eng.pos = e
+            return True
+        if tok == syn.call_close:
+            eng.args("}" if self.nparams else "{}")
+            eng.end_call(e)
+            eng.pos = e
+            eng.pop()
+            return True
+        m = read_header(buf, e, syn.header_end, syn.param_header, final)
+        if m is None:
+            eng.pos = s
+            return False
+        if not m:
+            call = eng.call
+            if call is not None and call.reject is None:
+                call.reject, call.detail = Reason.MALFORMED, "unreadable parameter tag"
+            eng.pos = e
+            return True
+        key = m.group("key").strip()
+        raw_json = None
+        if "string" in m.re.groupindex and m.group("string") is not None:
+            raw_json = m.group("string").lower() != "true"
+        self.close = syn.param_close or f"</{key}>"
+        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim)
+        self.nparams += 1
+        eng.pos = m.end()
+        return True
+
+    @staticmethod
+    def _junk(eng: Engine, text: str) -> None:
+        if text and not text.isspace():
+            call = eng.call
+            if call is not None and call.reject is None:
+                # Only the first character: a longer excerpt would depend on the chunking (chunking invariance).
+                call.reject, call.detail = Reason.MALFORMED, f"unexpected text in the call at {text.lstrip()[:1]!r}"
