@@ -196,8 +196,13 @@ class _JsonBody(State):
                 eng.begin_call(self.fmt, k)
                 eng.pos = k
                 eng.state = JsonCallState(
-                    eng, self.fmt, self.closers, optional_close=self.optional_close, ends=self.ends,
-                    stops=self.stops, several=True,
+                    eng,
+                    self.fmt,
+                    self.closers,
+                    optional_close=self.optional_close,
+                    ends=self.ends,
+                    stops=self.stops,
+                    several=True,
                 )
                 return True
         if self.fenced:
