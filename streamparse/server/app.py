@@ -63,6 +63,7 @@ _HOP_BY_HOP = frozenset(
         "content-length",
     }
 )
+_OWN_RESPONSE_HEADERS = ("date", "server")  # uvicorn writes its own
 _SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no"}
 
 
@@ -361,9 +362,10 @@ class ProxyApp:
         finally:
             await resp.aclose()
 
-    def _reply_headers(self, resp: httpx.Response) -> dict[str, str]:
+    def _reply_headers(self, resp: httpx.Response, *, keep_type: bool = False) -> dict[str, str]:
         # x-request-id, rate-limit and processing-time headers reach the client; the body is re-encoded.
-        return _headers(resp.headers, drop=("content-encoding", "content-type"))
+        drop = ("content-encoding", *_OWN_RESPONSE_HEADERS, *(() if keep_type else ("content-type",)))
+        return _headers(resp.headers, drop=drop)
 
     # -- routes ----------------------------------------------------------------------------------------
 
@@ -415,7 +417,7 @@ class ProxyApp:
         ctype = resp.headers.get("content-type", "")
         if resp.status_code >= 400 or not ("text/event-stream" in ctype or "json" in ctype):
             data = await self._read(resp)  # errors and anything unexpected: as the upstream sent it
-            return Response(data, resp.status_code, headers=_headers(resp.headers, drop=("content-encoding",)))
+            return Response(data, resp.status_code, headers=self._reply_headers(resp, keep_type=True))
         model = payload.get("model")
         rewriter = ChatRewriter(
             parser, model if isinstance(model, str) else None, self.options, self.metrics, self._call_ids(parser)
@@ -427,7 +429,7 @@ class ProxyApp:
         try:
             completion = rewriter.complete(json.loads(data))
         except ValueError:
-            return Response(data, resp.status_code, headers=_headers(resp.headers, drop=("content-encoding",)))
+            return Response(data, resp.status_code, headers=self._reply_headers(resp, keep_type=True))
         except CallRejectedError as exc:
             return _error(502, str(exc), "tool_call_rejected")
         return JSONResponse(completion, status_code=resp.status_code, headers=self._reply_headers(resp))
@@ -436,7 +438,10 @@ class ProxyApp:
         resp = await self._send(request, request.method, url, _headers(request.headers), body)
         if not isinstance(resp, httpx.Response):
             return resp
-        return _Relay(self, resp, None, _headers(resp.headers), 0.0)
+        headers = _headers(resp.headers, drop=_OWN_RESPONSE_HEADERS)
+        if "content-length" in resp.headers:  # relayed raw (still encoded): the length holds
+            headers["content-length"] = resp.headers["content-length"]
+        return _Relay(self, resp, None, headers, 0.0)
 
 
 def create_app(
