@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo bench fuzz lint clean
+.PHONY: test demo bench fuzz lint clean test-vllm vllm-baseline bench-vllm
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,5 +31,25 @@ lint: $(STAMP)
 	$(BIN)/mypy streamparse
 	$(BIN)/lint-imports
 
+# vLLM 0.33 + SGLang 0.5.23 on CPU torch, without their dependency trees (scripts/engine_env.sh).
+ENGINE_VENV  := .venv-vllm
+ENGINE_STAMP := $(ENGINE_VENV)/.installed
+ENGINE_TESTS := STREAMPARSE_ENGINE_TESTS=1 $(ENGINE_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/integrations
+
+$(ENGINE_STAMP): scripts/engine_env.sh scripts/engine-requirements.txt pyproject.toml
+	bash scripts/engine_env.sh $(ENGINE_VENV)
+	touch $(ENGINE_STAMP)
+
+# The adapters against the engines' cases (tests/integrations, which `make test` does not collect).
+test-vllm: $(ENGINE_STAMP)
+	$(ENGINE_TESTS) -m "not peer"
+
+# The engines' own parsers on the same cases: the baseline the adapters are compared with (failures expected).
+vllm-baseline: $(ENGINE_STAMP)
+	-$(ENGINE_TESTS) -m peer -rf
+
+bench-vllm: $(ENGINE_STAMP)
+	$(ENGINE_VENV)/bin/python benchmarks/vllm_adapter.py
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(ENGINE_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

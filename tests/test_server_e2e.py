@@ -18,7 +18,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from streamparse.events import ParseResult, TextDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from streamparse.events import (
+    Event,
+    ParseResult,
+    ReasoningDelta,
+    TextDelta,
+    TextWasReasoning,
+    ToolCallEnd,
+    ToolCallRejected,
+    ToolCallStart,
+)
 from streamparse.parser import build_parser
 from streamparse.recordings import DEMO_TOOLS, Recording, load_recordings
 from streamparse.server import create_app
@@ -214,17 +223,29 @@ def _expected(rec: Recording) -> ParseResult:
     return ParseResult.from_events(events, parser.finish_reason)
 
 
-def _content(result: ParseResult) -> str:
-    """The proxy's content: the parsed text without whitespace-only runs next to a call (as OpenAI
-    sends no ``"\n\n"`` for ``</think>\n\n<tool_call>``)."""
+def _content(events: list[Event], called: bool, *, moved: bool = False) -> str:
+    """The proxy's content: the text without whitespace-only runs next to a call (as OpenAI sends no
+    ``"\n\n"`` for ``</think>\n\n<tool_call>``); ``moved``: text before ``TextWasReasoning`` is not
+    content (the non-streaming reply)."""
     segments: list[str] = [""]
-    for ev in result.events:
-        if isinstance(ev, TextDelta):
+    for ev in events:
+        if moved and isinstance(ev, TextWasReasoning):
+            segments = [""]
+        elif isinstance(ev, TextDelta):
             segments[-1] += ev.text
         elif isinstance(ev, ToolCallStart | ToolCallEnd | ToolCallRejected):
             segments.append("")
-    called = bool(result.tool_calls)
     return "".join(s for s in segments if s.strip() or not called)
+
+
+def _streamed(rec: Recording) -> tuple[str, str]:
+    """Text and reasoning as a stream carries them: text released before an orphan ``</think>`` was already
+    sent as content (``TextWasReasoning`` cannot take it back on the wire); the non-streaming response
+    moves it to reasoning, as ``parse()`` does."""
+    parser = build_parser(rec.model, tools=DEMO_TOOLS)
+    events = parser.feed(rec.text) + parser.close()
+    called = any(isinstance(e, ToolCallEnd) for e in events)
+    return _content(events, called), "".join(e.text for e in events if isinstance(e, ReasoningDelta))
 
 
 def _calls(calls: Any) -> list[tuple[str, Any]]:
@@ -274,8 +295,7 @@ def test_streaming_client_receives_structured_calls_equal_to_parse(
             finish.append(choice.finish_reason)
     got = [(calls[i]["name"], json.loads(calls[i]["arguments"])) for i in sorted(calls)]
     assert got == [(c.name, c.arguments) for c in expected.tool_calls]
-    assert "".join(text) == _content(expected)
-    assert "".join(reasoning) == expected.reasoning
+    assert ("".join(text), "".join(reasoning)) == _streamed(rec)
     assert finish == ["tool_calls"]
     ids = [calls[i]["id"] for i in sorted(calls)]
     assert all(ids) and len(set(ids)) == len(ids)
@@ -297,7 +317,7 @@ def test_non_streaming_completion_has_tool_calls_equal_to_parse(client: Any, nam
     )
     msg = resp.choices[0].message
     assert _calls(msg.tool_calls) == [(c.name, c.arguments) for c in expected.tool_calls]
-    assert (msg.content or "") == _content(expected)
+    assert (msg.content or "") == _content(expected.events, bool(expected.tool_calls), moved=True)
     assert (getattr(msg, "reasoning_content", None) or "") == expected.reasoning
     assert resp.choices[0].finish_reason == "tool_calls"
     assert resp.usage is not None and resp.usage.total_tokens == USAGE["total_tokens"]

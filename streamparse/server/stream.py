@@ -23,7 +23,7 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..events import Event, TextDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from ..events import Event, TextDelta, TextWasReasoning, ToolCallEnd, ToolCallRejected, ToolCallStart
 from ..parser import StreamParser
 from ..providers.openai_writer import SSE_DONE, OpenAIChunkWriter, to_sse
 from ..providers.sse import SSEDecoder, encode_sse
@@ -273,23 +273,23 @@ class ChatRewriter:
         content = message.get("content")
         if not isinstance(content, str) or not content:
             return completion
-        chunks = self._chunks(self.parser.feed(content) + self.parser.close(), completion)
+        events = self.parser.feed(content) + self.parser.close()
+        segments: list[list[Event]] = [[]]  # split where the text so far turned out to be reasoning
+        for ev in events:
+            if isinstance(ev, TextWasReasoning):
+                segments.append([])
+            else:
+                segments[-1].append(ev)
         text: list[str] = []
         reasoning: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
         notes: list[Any] = []
-        for chunk in chunks:
-            delta = chunk["choices"][0]["delta"]
-            text.append(delta.get("content") or "")
-            reasoning.append(delta.get("reasoning_content") or "")
-            if "streamparse_rejection" in chunk:
-                notes.append(chunk["streamparse_rejection"])
-            for tc in delta.get("tool_calls") or []:
-                entry = calls.setdefault(tc["index"], {"id": "", "type": "function", "function": {}})
-                entry["id"] = tc.get("id") or entry["id"]
-                fn = entry["function"]
-                fn["name"] = fn.get("name") or tc["function"].get("name", "")
-                fn["arguments"] = fn.get("arguments", "") + tc["function"].get("arguments", "")
+        for k, segment in enumerate(segments):
+            if k:
+                reasoning.insert(0, "".join(text))
+                text.clear()
+            for chunk in self._chunks(segment, completion):
+                self._collect(chunk, text, reasoning, calls, notes)
         if self._ws and (self._segment_text or not calls):
             text.append(self._ws)
         joined = "".join(text)
@@ -305,3 +305,19 @@ class ChatRewriter:
         if notes:
             completion["streamparse_rejections"] = notes
         return completion
+
+    @staticmethod
+    def _collect(
+        chunk: dict[str, Any], text: list[str], reasoning: list[str], calls: dict[int, dict[str, Any]], notes: list[Any]
+    ) -> None:
+        delta = chunk["choices"][0]["delta"]
+        text.append(delta.get("content") or "")
+        reasoning.append(delta.get("reasoning_content") or "")
+        if "streamparse_rejection" in chunk:
+            notes.append(chunk["streamparse_rejection"])
+        for tc in delta.get("tool_calls") or []:
+            entry = calls.setdefault(tc["index"], {"id": "", "type": "function", "function": {}})
+            entry["id"] = tc.get("id") or entry["id"]
+            fn = entry["function"]
+            fn["name"] = fn.get("name") or tc["function"].get("name", "")
+            fn["arguments"] = fn.get("arguments", "") + tc["function"].get("arguments", "")

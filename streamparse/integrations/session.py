@@ -1,0 +1,150 @@
+"""One request's parse, mapped to the per-chunk deltas serving engines stream (engine-neutral).
+
+vLLM's ``DeltaMessage`` and SGLang's ``StreamingParseResult`` both carry, per chunk, some content,
+some reasoning and a list of tool-call pieces ``(index, id, name, arguments fragment)``. A
+:class:`RequestSession` owns one :class:`~streamparse.StreamParser` (one per request, nothing shared)
+and turns the events of each chunk into one :class:`Piece`, or ``None`` when the chunk made nothing
+certain, so an engine never sends an empty message.
+
+Indices are the engine's: gap-free, counted over the calls whose name was sent. A candidate rejected
+before its name was known never took an index, so the next call does not leave a hole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from streamparse import (
+    ReasoningDelta,
+    StreamParser,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallRejected,
+    ToolCallStart,
+)
+from streamparse.events import Event
+
+__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "one_shot"]
+
+
+@dataclass(slots=True)
+class CallPiece:
+    """A fragment of one call: the first piece of a call carries ``id`` and ``name``."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass(slots=True)
+class Piece:
+    """What one chunk made certain."""
+
+    content: str = ""
+    reasoning: str = ""
+    calls: list[CallPiece] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.content or self.reasoning or self.calls)
+
+
+class RequestSession:
+    """Feeds one request's output to its own parser and returns engine-shaped pieces.
+
+    ``new_id`` makes the call ids the engine's clients expect (vLLM's ``make_tool_call_id``); without
+    it the parser's own ids are used.
+    """
+
+    def __init__(self, parser: StreamParser, new_id: Callable[[str], str] | None = None) -> None:
+        self.parser = parser
+        self._new_id = new_id
+        self._index: dict[int, int] = {}  # parser index -> engine index
+        self._streamed: dict[int, list[str]] = {}  # engine index -> argument fragments sent
+        self.accepted: list[ToolCall] = []
+        self.rejected: list[ToolCallRejected] = []
+        self.rejected_after_name: list[ToolCallRejected] = []
+        """Rejected calls whose name was already sent: the engine cannot take a sent delta back."""
+
+    @property
+    def calls_sent(self) -> int:
+        """How many calls got an engine index (their name was sent)."""
+        return len(self._index)
+
+    def push(self, text: str) -> Piece | None:
+        """One chunk of model output in; what became certain out (``None`` if nothing did)."""
+        if not text:
+            return None
+        return self._piece(self.parser.feed(text))
+
+    def finish(self) -> Piece | None:
+        """End of stream: flush held text and finish or reject open calls."""
+        if self.parser.closed:
+            return None
+        return self._piece(self.parser.close())
+
+    def _piece(self, events: list[Event]) -> Piece | None:
+        if not events:
+            return None
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls: list[CallPiece] = []
+        for ev in events:
+            if isinstance(ev, TextDelta):
+                content.append(ev.text)
+            elif isinstance(ev, ReasoningDelta):
+                reasoning.append(ev.text)
+            elif isinstance(ev, ToolCallStart):
+                index = len(self._index)
+                self._index[ev.index] = index
+                self._streamed[index] = []
+                call_id = self._new_id(ev.name) if self._new_id is not None else ev.id
+                calls.append(CallPiece(index, call_id, ev.name))
+            elif isinstance(ev, ToolCallDelta):
+                self._arguments(calls, self._index[ev.index], ev.arguments)
+            elif isinstance(ev, ToolCallEnd):
+                self.accepted.append(ev.call)
+                # The deltas are the call's JSON by contract; send any remainder so the joined
+                # arguments are exactly the accepted call's, whatever happened on the way.
+                index = self._index[ev.index]
+                sent = "".join(self._streamed[index])
+                if ev.call.arguments_json.startswith(sent) and len(ev.call.arguments_json) > len(sent):
+                    self._arguments(calls, index, ev.call.arguments_json[len(sent) :])
+            elif isinstance(ev, ToolCallRejected):
+                self.rejected.append(ev)
+                if ev.index in self._index:
+                    self.rejected_after_name.append(ev)
+        piece = Piece("".join(content), "".join(reasoning), calls)
+        return piece if piece else None
+
+    def _arguments(self, calls: list[CallPiece], index: int, fragment: str) -> None:
+        if not fragment:
+            return
+        self._streamed[index].append(fragment)
+        last = calls[-1] if calls else None
+        if last is not None and last.index == index:
+            last.arguments += fragment  # one piece per call per chunk
+        else:
+            calls.append(CallPiece(index, arguments=fragment))
+
+
+@dataclass(slots=True)
+class OneShot:
+    """A whole output parsed at once (the non-streaming path)."""
+
+    content: str
+    reasoning: str
+    calls: list[ToolCall]
+    rejected: list[ToolCallRejected]
+
+
+def one_shot(parser: StreamParser, text: str) -> OneShot:
+    """Parse a complete output with a fresh ``parser``: the same engine as the streaming path."""
+    session = RequestSession(parser)
+    pieces = [session.push(text), session.finish()]
+    content = "".join(p.content for p in pieces if p)
+    reasoning = "".join(p.reasoning for p in pieces if p)
+    return OneShot(content, reasoning, session.accepted, session.rejected)

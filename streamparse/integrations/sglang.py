@@ -1,0 +1,128 @@
+"""streamparse as an SGLang function-call detector (SGLang 0.5.23 ``BaseFormatDetector``).
+
+Importing this module adds ``streamparse`` (every format, ``auto``) and ``streamparse_<format>`` for
+every canonical format to ``FunctionCallParser.ToolCallParserEnum``, the map SGLang selects a
+detector from by its ``--tool-call-parser`` name (the CLI takes its choices from that map once the
+module is loaded). SGLang has no plugin entry point, so the server is started through this module::
+
+    python -m streamparse.integrations.sglang --model-path ... --tool-call-parser streamparse_hermes
+
+which registers the names and then runs ``sglang.launch_server`` with the same arguments.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from typing import Any
+
+from sglang.srt.function_call.base_format_detector import BaseFormatDetector
+from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+from streamparse import StreamParser, formats
+
+from .session import Piece, RequestSession
+
+__all__ = ["StreamparseDetector", "register", "DETECTORS", "main"]
+
+PREFIX = "streamparse"
+
+
+def _tool_specs(tools: Any) -> list[dict[str, Any]] | None:
+    """Tool names only: an unknown name is rejected before it is sent, arguments are the client's to check."""
+    names = [t.function.name for t in tools or () if getattr(getattr(t, "function", None), "name", None)]
+    return [{"type": "function", "function": {"name": n, "parameters": {}}} for n in names] or None
+
+
+def _result(piece: Piece | None) -> StreamingParseResult:
+    if piece is None:
+        return StreamingParseResult()
+    calls = [ToolCallItem(tool_index=c.index, name=c.name, parameters=c.arguments) for c in piece.calls]
+    # SGLang's StreamingParseResult has no reasoning field: reasoning is SGLang's reasoning parser's job,
+    # and text that reaches a detector is content.
+    return StreamingParseResult(normal_text=piece.reasoning + piece.content, calls=calls)
+
+
+class StreamparseDetector(BaseFormatDetector):
+    """A ``BaseFormatDetector`` backed by one StreamParser per detector (SGLang makes one per request)."""
+
+    format_names: tuple[str, ...] | None = None
+    """The formats to parse; ``None``: every format (``auto``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._session: RequestSession | None = None
+
+    def _parser(self, tools: Any) -> StreamParser:
+        names: Any = list(self.format_names) if self.format_names else "auto"
+        return StreamParser(names, tools=_tool_specs(tools), calls_in_reasoning="promote")
+
+    def has_tool_call(self, text: str) -> bool:
+        """Whether ``text`` holds a call this detector accepts (a full parse: the markers alone can lie)."""
+        return bool(self.detect_and_parse(text, []).calls)
+
+    def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
+        session = RequestSession(self._parser(tools))
+        pieces = [session.push(text), session.finish()]
+        positions = {getattr(t.function, "name", None): i for i, t in enumerate(tools or ())}
+        calls = [
+            # One-shot ``tool_index`` is the tool's position in the request (SGLang's contract), -1 if unknown.
+            ToolCallItem(tool_index=positions.get(c.name, -1), name=c.name, parameters=c.arguments_json)
+            for c in session.accepted
+        ]
+        text_out = "".join(p.reasoning + p.content for p in pieces if p)
+        return StreamingParseResult(normal_text=text_out, calls=calls)
+
+    def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
+        if self._session is None:
+            self._session = RequestSession(self._parser(tools))
+        return _result(self._session.push(new_text))
+
+    def finish(self, tools: Any) -> StreamingParseResult:
+        """End of stream: release held text, finish or reject an open call."""
+        if self._session is None:
+            return StreamingParseResult()
+        return _result(self._session.finish())
+
+    def supports_structural_tag(self) -> bool:
+        return False  # constrained decoding has no single begin/end pair for a multi-format parser
+
+    def structure_info(self) -> Any:
+        """Hermes' begin/end pair (the only format here with one fixed pair SGLang's legacy EBNF path can use)."""
+        if self.format_names not in (None, ("hermes",)):
+            raise NotImplementedError(f"no structural tag for {self.format_names}")
+
+        def info(name: str) -> StructureInfo:
+            begin = f'<tool_call>{{"name": "{name}", "arguments": '
+            return StructureInfo(begin=begin, end="}</tool_call>", trigger="<tool_call>")
+
+        return info
+
+
+def _subclass(fmt: str) -> type[StreamparseDetector]:
+    name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + "Detector"
+    return type(name, (StreamparseDetector,), {"format_names": (fmt,), "__module__": __name__, "__qualname__": name})
+
+
+DETECTORS: dict[str, type[StreamparseDetector]] = {PREFIX: StreamparseDetector}
+for _fmt in formats.names():
+    DETECTORS[f"{PREFIX}_{_fmt}"] = _subclass(_fmt)
+
+
+def register() -> None:
+    """Add every name to SGLang's detector map (idempotent)."""
+    FunctionCallParser.ToolCallParserEnum.update(DETECTORS)
+
+
+register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m streamparse.integrations.sglang ARGS``: SGLang's server with these detectors registered."""
+    sys.argv = ["sglang.launch_server", *(sys.argv[1:] if argv is None else argv)]
+    runpy.run_module("sglang.launch_server", run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()

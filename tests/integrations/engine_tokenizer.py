@@ -1,0 +1,49 @@
+"""Small tokenizers built offline (no hub): byte-level BPE with a format's markers as added special tokens.
+
+Markers being special tokens is what real tokenizers do (Qwen's ``<tool_call>`` is one token), and what
+exercises ``skip_special_tokens`` and token-id handling in the engines.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import PreTrainedTokenizerFast
+
+CORPUS = [
+    "This is some prior text that has nothing to do with tool calling. Sure, let me check the weather.",
+    '{"name": "get_current_temperature", "arguments": {"location": "San Francisco", "unit": "celsius"}}',
+    '{"name": "search", "arguments": {"q": "cats"}} final_answer trigger true false null 0123456789',
+    "<function=get_weather><parameter=city>Paris</parameter></function> [get_weather(city='Paris')]",
+]
+
+MARKERS = (
+    "<tool_call>",
+    "</tool_call>",
+    "<think>",
+    "</think>",
+    "<|tool_calls_section_begin|>",
+    "<|tool_calls_section_end|>",
+    "<|tool_call_begin|>",
+    "<|tool_call_argument_begin|>",
+    "<|tool_call_end|>",
+)
+
+
+@cache
+def marker_tokenizer(markers: tuple[str, ...] = MARKERS) -> PreTrainedTokenizerFast:
+    """A ~500-token byte-level BPE whose ``markers`` are single special tokens."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=500,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+    )
+    tok.train_from_iterator(CORPUS * 4, trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>")
+    fast.add_special_tokens({"additional_special_tokens": list(markers)})
+    return fast

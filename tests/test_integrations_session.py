@@ -1,0 +1,80 @@
+"""The engine-neutral mapping the vLLM and SGLang adapters share (streamparse.integrations.session)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from invariants import random_pieces
+
+from streamparse import StreamParser
+from streamparse.integrations import Piece, RequestSession, one_shot
+
+CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+TEXT = "<think>Weather? " + CALL + "</think>Sure." + CALL.replace("Paris", "Rome") + " Done."
+
+
+def session() -> RequestSession:
+    return RequestSession(StreamParser(["hermes"], calls_in_reasoning="promote"))
+
+
+def drain(s: RequestSession, pieces: list[str]) -> list[Piece]:
+    out = [s.push(p) for p in pieces] + [s.finish()]
+    return [p for p in out if p is not None]
+
+
+def test_a_chunk_that_makes_nothing_certain_gives_none() -> None:
+    s = session()
+    assert s.push("<tool") is None
+    assert s.push("") is None
+
+
+def test_every_piece_holds_something() -> None:
+    assert all(bool(p) for p in drain(session(), list(TEXT)))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pieces_join_to_the_one_shot_result_under_any_chunking(seed: int) -> None:
+    whole = one_shot(StreamParser(["hermes"], calls_in_reasoning="promote"), TEXT)
+    pieces = drain(session(), random_pieces(TEXT, seed))
+    assert "".join(p.content for p in pieces) == whole.content == "Sure. Done."
+    assert "".join(p.reasoning for p in pieces) == whole.reasoning == "Weather? "
+    calls = [c for p in pieces for c in p.calls]
+    for index, call in enumerate(whole.calls):
+        assert "".join(c.arguments for c in calls if c.index == index) == call.arguments_json
+        assert [c.name for c in calls if c.index == index and c.name] == [call.name]
+    assert [json.loads(c.arguments_json)["city"] for c in whole.calls] == ["Paris", "Rome"]
+
+
+def test_one_piece_per_call_per_chunk() -> None:
+    (piece,) = drain(session(), [CALL])
+    assert len(piece.calls) == 1
+    assert piece.calls[0].name == "get_weather"
+    assert piece.calls[0].arguments == '{"city": "Paris"}'
+
+
+def test_a_candidate_rejected_before_its_name_takes_no_index() -> None:
+    s = RequestSession(StreamParser(["hermes"]))
+    pieces = drain(s, ['<tool_call>{"nome": 1}</tool_call>', CALL])
+    assert [c.index for p in pieces for c in p.calls if c.name] == [0]
+    assert len(s.rejected) == 1 and not s.rejected_after_name
+
+
+def test_ids_come_from_the_engine_maker() -> None:
+    made: list[str] = []
+
+    def new_id(name: str) -> str:
+        made.append(name)
+        return f"engine-{len(made)}"
+
+    s = RequestSession(StreamParser(["hermes"]), new_id)
+    pieces = drain(s, [CALL, CALL])
+    assert [c.id for p in pieces for c in p.calls if c.name] == ["engine-1", "engine-2"]
+    assert made == ["get_weather", "get_weather"]
+
+
+def test_finish_flushes_held_text_once() -> None:
+    s = session()
+    assert s.push("Hi <tool").content == "Hi "
+    assert s.finish().content == "<tool"
+    assert s.finish() is None
