@@ -14,6 +14,10 @@ __all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    # The `cli` extra's modules, imported here by name: an app module loaded earlier must not hide that one
+    # is missing (the CLI turns ModuleNotFoundError into a one-line hint).
+    import httpx  # noqa: F401
+    import starlette  # noqa: F401
     import uvicorn
 
     from .app import create_app
@@ -26,10 +30,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"streamparse serve: {exc}", file=sys.stderr)
         return 2
     # --log-level reaches the proxy's own logger (rejections, upstream failures), not only uvicorn's.
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
     sp_log = logging.getLogger("streamparse")
-    sp_log.addHandler(handler)
+    if not sp_log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
+        sp_log.addHandler(handler)
     sp_log.setLevel(args.log_level.upper())
     if args.workers > 1:
         os.environ[ENV_OPTIONS] = json.dumps({"upstream": args.upstream, "options": options.to_json()})
