@@ -52,7 +52,13 @@ def test_sphinx_roles_in_docstrings_render_as_code(site: Path) -> None:
 def test_cookbook_includes_the_tested_example_files(site: Path) -> None:
     cookbook = html.unescape(re.sub(r"<[^>]+>", "", (site / "cookbook.html").read_text(encoding="utf-8")))
     assert "--8<--" not in cookbook  # every snippet was found and inlined
-    for name in ("openai_sdk_stream.py", "proxy_in_front.py", "openai_tool_runner.py", "quickstart.py"):
+    for name in (
+        "openai_sdk_stream.py",
+        "proxy_in_front.py",
+        "openai_tool_runner.py",
+        "engine_deltas.py",
+        "quickstart.py",
+    ):
         first_line = (ROOT / "examples" / name).read_text(encoding="utf-8").splitlines()[0]
         assert first_line.strip('"') in cookbook, name
 

@@ -50,3 +50,12 @@ def test_tool_runner_recipe_dispatches_each_call_and_answers_in_call_order() -> 
         "message: {'role': 'tool', 'tool_call_id': 'call_0', 'content': 'Paris: 18 C, light rain'}",
         "message: {'role': 'tool', 'tool_call_id': 'call_1', 'content': '{\"order_id\": \"A-1001\", \"status\": \"shipped\"}'}",
     ]
+
+
+def test_engine_deltas_recipe_streams_reasoning_content_and_call_fragments_per_chunk() -> None:
+    lines = run_example("engine_deltas.py").splitlines()
+    assert "reasoning='The user wants'" in lines[0]
+    assert "content='Checking.', reasoning=' Paris.'" in lines[1]
+    assert "CallPiece(index=0, id='call_0', name='get_weather', arguments='')" in lines[2]
+    assert 'arguments=\'{"city": "Par\'' in lines[3] and "arguments='is\"}'" in lines[4]
+    assert lines[-1] == "accepted: [('get_weather', {'city': 'Paris'})]"
