@@ -76,20 +76,6 @@ def _error(status: int, message: str, etype: str = "upstream_error") -> JSONResp
     return JSONResponse(error_object(message, etype, status), status_code=status)
 
 
-def reasoning_start(kwargs: Any) -> bool | None:
-    """Whether the reply starts inside reasoning, from the request's ``chat_template_kwargs``: ``None``
-    when they do not say (the preset decides). ``enable_thinking: false`` (Qwen3/3.5) or ``thinking:
-    false`` means the template did not prime ``<think>``; ``thinking: true`` (DeepSeek V3.1/V3.2 hybrid
-    templates) means it did."""
-    if not isinstance(kwargs, dict):
-        return None
-    if kwargs.get("enable_thinking") is False or kwargs.get("thinking") is False:
-        return False
-    if kwargs.get("thinking") is True:
-        return True
-    return None
-
-
 class _Relay:
     """The ASGI response for a streamed upstream reply: relays (``rewriter=None``) or rewrites it, sends
     ``: ping`` comments while the client would otherwise hear nothing for ``ping_interval`` seconds, and
@@ -376,9 +362,9 @@ class ProxyApp:
         name = opts.preset or (model if isinstance(model, str) else None)
         # A random prefix keeps call ids unique across responses too (clients key tool results by id).
         options: dict[str, Any] = {"id_prefix": f"call_{uuid.uuid4().hex[:12]}_", "max_call_chars": opts.max_call_chars}
-        start = reasoning_start(payload.get("chat_template_kwargs"))
-        if start is not None:
-            options["start_in_reasoning"] = start
+        kwargs = payload.get("chat_template_kwargs")
+        if isinstance(kwargs, dict):  # enable_thinking / thinking decide where the reply starts
+            options["chat_template_kwargs"] = kwargs
         formats = opts.formats
         tools = payload.get("tools")
         taught = None
