@@ -80,11 +80,15 @@ class RequestSession:
             return None
         return self._piece(self.parser.feed(text))
 
-    def finish(self) -> Piece | None:
-        """End of stream: flush held text and finish or reject open calls."""
+    def finish(self, reason: str | None = "stop") -> Piece | None:
+        """End of stream: flush held text and finish or reject open calls.
+
+        ``reason`` is the engine's finish reason: on ``"stop"`` a call whose body is complete but whose
+        closing marker a stop sequence ate is accepted; on ``"length"`` it is rejected as truncated.
+        """
         if self.parser.closed:
             return None
-        return self._piece(self.parser.close())
+        return self._piece(self.parser.close(reason))
 
     def _piece(self, events: list[Event]) -> Piece | None:
         if not events:
@@ -141,10 +145,10 @@ class OneShot:
     rejected: list[ToolCallRejected]
 
 
-def one_shot(parser: StreamParser, text: str) -> OneShot:
+def one_shot(parser: StreamParser, text: str, reason: str | None = "stop") -> OneShot:
     """Parse a complete output with a fresh ``parser``: the same engine as the streaming path."""
     session = RequestSession(parser)
-    pieces = [session.push(text), session.finish()]
+    pieces = [session.push(text), session.finish(reason)]
     content = "".join(p.content for p in pieces if p)
     reasoning = "".join(p.reasoning for p in pieces if p)
     return OneShot(content, reasoning, session.accepted, session.rejected)

@@ -56,7 +56,8 @@ class StreamparseDetector(BaseFormatDetector):
 
     def _parser(self, tools: Any) -> StreamParser:
         names: Any = list(self.format_names) if self.format_names else "auto"
-        return StreamParser(names, tools=_tool_specs(tools), calls_in_reasoning="promote")
+        # Same engine policy as the vLLM adapter (docs/integrations.md).
+        return StreamParser(names, tools=_tool_specs(tools), calls_in_reasoning="promote", non_object_args="pass")
 
     def has_tool_call(self, text: str) -> bool:
         """Whether ``text`` holds a call this detector accepts (a full parse: the markers alone can lie)."""

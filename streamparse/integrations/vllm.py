@@ -65,13 +65,22 @@ def _tool_names(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
     return out or None
 
 
+def _max_tokens(request: Any) -> int | None:
+    # Read the fields directly: the `max_tokens` property warns that it is deprecated.
+    fields = getattr(request, "__dict__", {})
+    limit = fields.get("max_completion_tokens") or fields.get("max_tokens")
+    return limit if isinstance(limit, int) else None
+
+
 def _make_parser(
     format_names: tuple[str, ...] | None,
     model: str | None,
     tools: list[dict[str, Any]] | None,
     start_in_reasoning: bool | None = None,
 ) -> StreamParser:
-    options: dict[str, Any] = {"calls_in_reasoning": "promote", "tools": tools}
+    # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
+    # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
+    options: dict[str, Any] = {"calls_in_reasoning": "promote", "tools": tools, "non_object_args": "pass"}
     if start_in_reasoning is not None:
         options["start_in_reasoning"] = start_in_reasoning
     if format_names is None:
@@ -131,7 +140,7 @@ class StreamparseToolParser(ToolParser):
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         session = RequestSession(self._parser(request))
-        pieces = [session.push(model_output), session.finish()]
+        pieces = [session.push(model_output), session.finish(self._one_shot_reason(model_output, request))]
         content = "".join(p.reasoning + p.content for p in pieces if p)
         calls = [
             ToolCall(
@@ -142,6 +151,13 @@ class StreamparseToolParser(ToolParser):
             for c in session.accepted
         ]
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=content or None)
+
+    def _one_shot_reason(self, model_output: str, request: Any) -> str:
+        """vLLM does not tell a tool parser why the output ended: ``length`` if it fills ``max_tokens``."""
+        limit = _max_tokens(request)
+        if limit is None or self.model_tokenizer is None:
+            return "stop"
+        return "length" if len(self.model_tokenizer.encode(model_output, add_special_tokens=False)) >= limit else "stop"
 
     # -- streaming -------------------------------------------------------------------------------------
 
@@ -157,7 +173,7 @@ class StreamparseToolParser(ToolParser):
     ) -> DeltaMessage | None:
         if self._session is None:
             self._session = RequestSession(self._parser(request), _new_id)
-            self._max_tokens = getattr(request, "max_completion_tokens", None) or getattr(request, "max_tokens", None)
+            self._max_tokens = _max_tokens(request)
         self._tokens += len(delta_token_ids)
         return _delta(self._session.push(delta_text))
 
@@ -165,7 +181,7 @@ class StreamparseToolParser(ToolParser):
         """End of the request's output: flush held text, finish or reject open calls."""
         if self._session is None:
             return None
-        return _delta(self._session.finish())
+        return _delta(self._session.finish("length" if self.stopped_for_length else "stop"))
 
     @property
     def stopped_for_length(self) -> bool:

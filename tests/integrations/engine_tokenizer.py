@@ -15,6 +15,7 @@ CORPUS = [
     "This is some prior text that has nothing to do with tool calling. Sure, let me check the weather.",
     '{"name": "get_current_temperature", "arguments": {"location": "San Francisco", "unit": "celsius"}}',
     '{"name": "search", "arguments": {"q": "cats"}} final_answer trigger true false null 0123456789',
+    "the model writes a file with some code in it while the client waits for each delta = 42",
     "<function=get_weather><parameter=city>Paris</parameter></function> [get_weather(city='Paris')]",
 ]
 
