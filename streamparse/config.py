@@ -23,9 +23,12 @@ from .states.text import (
     backticks,
     drop,
     end_of_output_only,
+    end_primed_reasoning,
     open_reasoning,
+    orphan_closer,
     pop_scope,
     tildes,
+    written_opener,
 )
 from .stats import ParserStats
 from .tools import ToolSet
@@ -39,6 +42,10 @@ CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
 # adapters' policy: vLLM's and SGLang's clients validate `arguments` themselves).
 NonObjectArgs = Literal["reject", "pass"]
 NON_OBJECT_ARGS: tuple[NonObjectArgs, ...] = ("reject", "pass")
+
+
+# Harmony's message framing is its own reasoning channel, not a call opener that could end primed reasoning.
+_REASONING_CHANNELS = frozenset({"<|start|>", "<|channel|>"})
 
 
 class Tables:
@@ -71,13 +78,24 @@ class Tables:
             if closer == "</think>":
                 handlers.setdefault("<think>", []).append(drop)  # a primed output that repeats the opener
             self.reasoning[closer] = MarkerTable(handlers, w.ns if promote else None)
+        # Primed reasoning (the prompt opened <think>): as reasoning, but a native call opener of an active
+        # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
+        primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
+        primed["<think>"] = [written_opener(self.reasoning["</think>"])]
+        primed_ns: dict[str, list[Handler]] = {}
+        if not promote:
+            for k in calls:
+                if k not in _REASONING_CHANNELS:
+                    primed.setdefault(k, []).append(end_primed_reasoning)
+            primed_ns = {k: [end_primed_reasoning] for k in w.ns}
+        self.primed = MarkerTable(primed, primed_ns or None) if not promote else MarkerTable(primed, w.ns)
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
         for t in CONTROL_TOKENS:
             text.setdefault(t, []).append(drop)
         text.setdefault("</s>", []).append(end_of_output_only)
         for opener in REASONING:
             text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, opener == "<think>"))
-        text.setdefault("</think>", []).append(drop)  # an orphan closer is markup, never text (reasoning rule)
+        text.setdefault("</think>", []).append(orphan_closer)  # markup, never text (reasoning rule)
         text.setdefault("`", []).append(backticks(w.fence_infos))
         text.setdefault("~~~", []).append(tildes)
         if gated:
@@ -129,9 +147,8 @@ class Config:
         self.format_set = frozenset(active)
         self.auto = formats is None or formats == "auto"
         self.tools = ToolSet.from_any(tools)
-        if start_in_reasoning is None:
-            # Formats whose every template primes `<think>` (reasoning rule) start inside reasoning when named alone.
-            start_in_reasoning = not self.auto and all(catalog.CATALOG[n].primed for n in active)
+        # Naming formats never implies starting in reasoning: a server that split the reasoning off, or a
+        # request with thinking switched off, sends the calls alone. Only a preset or this option does.
         self.start_in_reasoning = bool(start_in_reasoning)
         self.calls_in_reasoning = calls_in_reasoning
         self.fallback = fallback
@@ -148,7 +165,7 @@ class Config:
         if self.tables.start:
             eng.push(StartState(self.tables.text, self.tables.start, START_FALLBACK if self.auto else None))
         if self.start_in_reasoning:
-            eng.push(ScanState(self.tables.reasoning["</think>"], reasoning=True))
+            eng.push(ScanState(self.tables.primed, reasoning=True))
 
     def new_stats(self) -> ParserStats:
         return ParserStats()

@@ -102,7 +102,25 @@ class ToolCallRejected:
     type: ClassVar[str] = "tool_call_rejected"
 
 
-Event: TypeAlias = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected
+@dataclass(frozen=True, slots=True)
+class TextWasReasoning:
+    """The visible text released so far (all of it, ``chars`` characters) was reasoning.
+
+    Emitted when an orphan ``</think>`` arrives (a ``</think>`` with no ``<think>`` before it, before any
+    reasoning or call): the prompt had opened the reasoning, so everything before the closer was the
+    model's thinking. The text was released early as ``TextDelta`` (text is never held back on the chance
+    that a closer follows); a consumer moves it to reasoning. ``ParseResult.from_events`` does, so the
+    result of any chunking equals ``parse`` of the whole text. Starting in reasoning where the request
+    says the prompt opened it (``start_in_reasoning``, a preset) avoids the move.
+    """
+
+    chars: int
+    type: ClassVar[str] = "text_was_reasoning"
+
+
+Event: TypeAlias = (
+    TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected | TextWasReasoning
+)
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -148,6 +166,9 @@ class ParseResult:
                 calls.append(ev.call)
             elif isinstance(ev, ToolCallRejected):
                 rejected.append(ev)
+            elif isinstance(ev, TextWasReasoning):
+                reasoning.insert(0, "".join(text))  # the released text came before any reasoning
+                text.clear()
         return cls("".join(text), "".join(reasoning), calls, rejected, events, finish_reason, dict(metadata or {}))
 
 

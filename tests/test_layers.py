@@ -6,6 +6,7 @@ pin what a contract cannot: cycles inside a layer and module size.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import grimp
@@ -81,3 +82,40 @@ def test_the_cycle_finder_sees_a_cycle() -> None:
 def test_every_module_is_under_500_lines() -> None:
     sizes = {str(p.relative_to(PACKAGE)): len(p.read_text("utf-8").splitlines()) for p in PACKAGE.rglob("*.py")}
     assert {name: n for name, n in sizes.items() if n >= MAX_LINES} == {}
+
+
+REPO = PACKAGE.parent
+_OUTSIDE = re.compile(r"\.\./shared|\bseed 00\d|project workspace")
+# In code, the catalog and the contract are named by their path in the repo (docs/...).
+_BARE_DOC = re.compile(r"(?<![/\w])(?:FORMATS|API)\.md")
+_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def _texts() -> list[Path]:
+    found = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    for folder in ("streamparse", "tests", "benchmarks", "examples"):
+        found += sorted((REPO / folder).rglob("*.py"))
+    return [p for p in found if p.exists()]
+
+
+def test_docs_and_comments_point_only_inside_the_repo() -> None:
+    offenders = [
+        f"{p.relative_to(REPO)}:{n}: {line.strip()}"
+        for p in _texts()
+        for n, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+        if p.name != "test_layers.py" and (_OUTSIDE.search(line) or (p.suffix == ".py" and _BARE_DOC.search(line)))
+    ]
+    assert offenders == []
+
+
+def test_relative_links_in_the_docs_resolve() -> None:
+    broken = []
+    for p in _texts():
+        if p.suffix != ".md":
+            continue
+        for target in _LINK.findall(p.read_text("utf-8")):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (p.parent / target).exists():
+                broken.append(f"{p.relative_to(REPO)} -> {target}")
+    assert broken == []

@@ -9,7 +9,7 @@ import pytest
 
 from streamparse.presets import RULES, UNKNOWN, Preset, known_families, normalize, preset_for
 
-# The canonical format names of FORMATS.md, section 2.
+# The canonical format names of docs/FORMATS.md.
 CANONICAL_FORMATS = frozenset(
     [
         "hermes",

@@ -111,6 +111,7 @@ class CallLifecycle:
     next_index: int
     accepted: int
     seen_output: bool
+    orphan_window: bool
     stats: ParserStats
     gate: CallGate | None
 
@@ -118,6 +119,7 @@ class CallLifecycle:
         if self.call is not None:  # defensive: a state forgot to finish its call
             self.fail_call(Reason.MALFORMED, "a new call began before the previous one ended", raw_start)
         cand = Candidate(fmt, raw_start, fallback)
+        self.orphan_window = False  # an orphan </think> after a call is only markup (reasoning rule)
         if self.gate is not None:
             self.gate.begin(cand)
         self.call = cand

@@ -22,7 +22,7 @@ from json.encoder import encode_basestring  # the C string escaper json.dumps us
 from typing import Any, Protocol
 
 from ..errors import ParserClosedError
-from ..events import Event, ReasoningDelta, TextDelta, ToolCallDelta
+from ..events import Event, ReasoningDelta, TextDelta, TextWasReasoning, ToolCallDelta
 from ..stats import ParserStats
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
@@ -102,9 +102,11 @@ class ScanState(State):
             return None
         if self.reasoning:
             eng.reasoning_seen = True
+            eng.orphan_window = False
             return [ReasoningDelta(text)]
         if not eng.seen_output and not text.isspace():
             eng.seen_output = True
+        eng.released += len(text)
         return [TextDelta(text)]
 
     def step(self, eng: Engine, final: bool) -> bool:
@@ -192,6 +194,10 @@ class Engine(CallLifecycle):
             False  # visible non-space text or a call was emitted (start rule, reasoning rule start rules)
         )
         self.reasoning_seen = False
+        # Orphan-closer window (reasoning rule): while no reasoning and no call was seen, an orphan
+        # ``</think>`` turns the visible text released so far (``released`` characters) into reasoning.
+        self.orphan_window = True
+        self.released = 0
         self.last_reasoning_nl = True
         self.stats = cfg.new_stats()
         self.largest_hold = 0
@@ -236,6 +242,7 @@ class Engine(CallLifecycle):
                     self.pos = len(self.buf)
                     if not self.seen_output and not text.isspace():
                         self.seen_output = True
+                    self.released += len(text)
                     return [TextDelta(text)]
             else:
                 hot = self.hot
@@ -390,12 +397,22 @@ class Engine(CallLifecycle):
         if text:
             if not self.seen_output and not text.isspace():
                 self.seen_output = True
+            self.released += len(text)
             self.events.append(TextDelta(text))
 
     def reason(self, text: str) -> None:
         if text:
             self.reasoning_seen = True
+            self.orphan_window = False
             self.events.append(ReasoningDelta(text))
+
+    def orphan_closer(self) -> None:
+        """An orphan ``</think>`` (reasoning rule): the visible text released so far was reasoning."""
+        if self.orphan_window and self.seen_output:
+            self.events.append(TextWasReasoning(self.released))
+            self.reasoning_seen = True
+            self.seen_output = False  # the output proper starts after the closer
+        self.orphan_window = False
 
     def begin_reasoning_segment(self) -> None:
         """reasoning rule: reasoning segments are joined with a newline."""

@@ -264,7 +264,7 @@ class StreamparseReasoningParser(ReasoningParser):
         return [] if self._in_reasoning else input_ids
 
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
-        # A chat template that ends the prompt inside <think> primes reasoning (FORMATS.md R10).
+        # A chat template that ends the prompt inside <think> primes reasoning (the reasoning rule of docs/FORMATS.md).
         last = self._last_marker(prompt_token_ids[-4:])
         if last is not None and last == self._open_id:
             self._primed = True

@@ -43,6 +43,35 @@ def drop(eng: Engine, s: int, e: int, final: bool) -> bool:
     return True
 
 
+def orphan_closer(eng: Engine, s: int, e: int, final: bool) -> bool:
+    """``</think>`` in visible text: markup, never text; before any reasoning or call it says the text
+    released so far was reasoning (reasoning rule, ``TextWasReasoning``)."""
+    eng.pos = e
+    eng.orphan_closer()
+    return True
+
+
+def end_primed_reasoning(eng: Engine, s: int, e: int, final: bool) -> bool:
+    """A native call opener of an active format inside primed reasoning ends the reasoning the way
+    ``</think>`` does (a server that split the reasoning off, or thinking switched off, never sends the
+    closer): the opener is left for the visible-text scope, so a complete call is never lost."""
+    eng.pos = s
+    eng.pop()
+    return True
+
+
+def written_opener(table: MarkerTable) -> Handler:
+    """``<think>`` at the start of primed reasoning: the model wrote the opener itself, so this is an
+    ordinary reasoning block (call openers inside it no longer end it)."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> bool:
+        eng.pos = e
+        eng.state = ScanState(table, reasoning=True)
+        return True
+
+    return handler
+
+
 def end_of_output_only(eng: Engine, s: int, e: int, final: bool) -> bool | None:
     """``</s>`` is removed only at the very end of the output (control-token rule)."""
     if e < len(eng.buf):
@@ -65,6 +94,7 @@ def open_reasoning(table_for: dict[str, MarkerTable], at_start_only: bool) -> Ha
             return False
         closer = REASONING[eng.buf[s:e]]
         eng.pos = e
+        eng.orphan_window = False  # a written opener: its closer is not an orphan
         eng.begin_reasoning_segment()
         eng.push(ScanState(table_for[closer], reasoning=True))
         return True

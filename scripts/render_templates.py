@@ -1,0 +1,510 @@
+"""Render models' own chat templates for assistant turns that carry tool calls; keep what the model generates.
+
+Usage::
+
+    python scripts/render_templates.py --templates DIR --out tests/data/real/templates.json
+
+``DIR`` holds Hugging Face chat templates (``*.jinja``, e.g. a checkout of llama.cpp's ``models/templates``);
+the templates are read, never copied. For every template listed in :data:`MODELS` and every scenario in
+:data:`SCENARIOS` the script renders the conversation twice, once ending with the generation prompt and once
+with the assistant turn, and keeps the difference: the text the model generates after the prompt, minus the
+end-of-turn token (servers strip it). The fixture records that text with the calls, visible text and
+reasoning it must parse to. A scenario the template cannot express (no reasoning slot, a template that
+rejects the turn) is skipped and listed on stderr.
+
+Rendering follows ``transformers``' ``apply_chat_template``: a sandboxed environment with ``trim_blocks``
+and ``lstrip_blocks``, ``loopcontrols``, ``tojson`` without ASCII escaping, ``raise_exception`` and
+``strftime_now``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.ext import Extension
+from jinja2.sandbox import SandboxedEnvironment
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}},
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_time",
+            "description": "Current time in a time zone.",
+            "parameters": {
+                "type": "object",
+                "properties": {"timezone": {"type": "string"}},
+                "required": ["timezone"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "description": "Write a file.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "content": {"type": "string"},
+                    "options": {"type": "object"},
+                },
+                "required": ["path", "content"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "send_message",
+            "description": "Send a message.",
+            "parameters": {
+                "type": "object",
+                "properties": {"to": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["to", "text"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "add",
+            "description": "Add two numbers.",
+            "parameters": {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "number"}, "exact": {"type": "boolean"}},
+                "required": ["a", "b"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_location",
+            "description": "Where the user is.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    },
+]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    calls: list[tuple[str, dict[str, Any]]]
+    content: str = ""
+    reasoning: str = ""
+
+
+SCENARIOS: list[Scenario] = [
+    Scenario("one_call", [("get_weather", {"city": "Paris"})]),
+    Scenario(
+        "two_calls", [("get_weather", {"city": "Paris", "unit": "c"}), ("get_time", {"timezone": "Europe/Paris"})]
+    ),
+    Scenario(
+        "nested_escapes",
+        [
+            (
+                "write_file",
+                {
+                    "path": "C:\\tmp\\notes.txt",
+                    "content": 'line one\nshe said "hi" and left\ttab',
+                    "options": {"mode": "w", "tags": ["a", "b"], "retries": 3, "force": True, "owner": None},
+                },
+            )
+        ],
+    ),
+    Scenario("cjk_emoji", [("send_message", {"to": "東京の友達", "text": "晴れ ☀️ のち 雨 🌧️ — ok"})]),
+    Scenario("typed_values", [("add", {"a": 2, "b": 3.5, "exact": False})]),
+    Scenario("no_arguments", [("get_location", {})]),
+    Scenario("text_before", [("get_weather", {"city": "Paris"})], content="Let me check the weather for you."),
+    Scenario(
+        "reasoning",
+        [("get_weather", {"city": "Paris"})],
+        reasoning="The user wants the weather in Paris, so I call get_weather.",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Model:
+    template: str
+    model_id: str
+    stop: tuple[str, ...]
+    """End-of-turn tokens the server strips from the end of the generated text."""
+    id_style: str = "openai"
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    reasoning: bool = False
+    """The template renders ``reasoning_content`` of the last assistant turn."""
+    variant: str = ""
+    args_as_string: bool = False
+    """The template concatenates ``arguments`` as a JSON string (OpenAI's wire form) instead of a mapping."""
+    content_with_calls: str = "text"
+    """``reasoning``: the template renders an assistant's content beside calls in the reasoning channel."""
+    tools_style: str = "openai"
+    """``cohere``: the legacy ``parameter_definitions`` tool list Command R / R+ templates read."""
+
+
+# The models whose presets streamparse ships (streamparse/presets.py) and whose template llama.cpp keeps.
+# Not here: the SmolLM3, Granite 3.3, LFM2-8B and R1-Distill-Llama templates in that folder never render an
+# assistant's tool_calls.
+IM_END = ("<|im_end|>",)
+MODELS: list[Model] = [
+    Model("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "NousResearch/Hermes-2-Pro-Llama-3-8B", IM_END),
+    Model("NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja", "NousResearch/Hermes-3-Llama-3.1-8B", IM_END),
+    Model("Qwen-Qwen2.5-7B-Instruct.jinja", "Qwen/Qwen2.5-7B-Instruct", IM_END),
+    # This copy of the QwQ template closes <think> in the prompt unless enable_thinking is set.
+    Model("Qwen-QwQ-32B.jinja", "Qwen/QwQ-32B", IM_END, kwargs={"enable_thinking": True}, reasoning=True),
+    Model("Qwen-Qwen3-0.6B.jinja", "Qwen/Qwen3-0.6B", IM_END, reasoning=True),
+    Model("Qwen-Qwen3-0.6B.jinja", "Qwen/Qwen3-0.6B", IM_END, kwargs={"enable_thinking": False}, variant="no_thinking"),
+    Model("Qwen3-Coder.jinja", "Qwen/Qwen3-Coder-30B-A3B-Instruct", IM_END),
+    Model("Qwen3.5-4B.jinja", "Qwen/Qwen3.5-4B", IM_END, reasoning=True),
+    Model("Qwen3.5-4B.jinja", "Qwen/Qwen3.5-4B", IM_END, kwargs={"enable_thinking": False}, variant="no_thinking"),
+    Model(
+        "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
+        ("<｜end▁of▁sentence｜>",),
+        reasoning=True,
+    ),
+    Model("llama-cpp-deepseek-r1.jinja", "deepseek-ai/DeepSeek-R1", ("<｜end▁of▁sentence｜>",), reasoning=True),
+    Model("deepseek-ai-DeepSeek-V3.1.jinja", "deepseek-ai/DeepSeek-V3.1", ("<｜end▁of▁sentence｜>",)),
+    Model(
+        "deepseek-ai-DeepSeek-V3.1.jinja",
+        "deepseek-ai/DeepSeek-V3.1-think",
+        ("<｜end▁of▁sentence｜>",),
+        kwargs={"thinking": True},
+        reasoning=True,
+        variant="thinking",
+    ),
+    Model("deepseek-ai-DeepSeek-V3.2.jinja", "deepseek-ai/DeepSeek-V3.2", ("<｜end▁of▁sentence｜>",)),
+    Model("moonshotai-Kimi-K2.jinja", "moonshotai/Kimi-K2-Instruct", ("<|im_end|>",), id_style="kimi"),
+    Model("Kimi-K2-Instruct.jinja", "moonshotai/Kimi-K2-Instruct-0905", ("<|im_end|>",), id_style="kimi"),
+    Model("Kimi-K2-Thinking.jinja", "moonshotai/Kimi-K2-Thinking", ("<|im_end|>",), id_style="kimi", reasoning=True),
+    Model("GLM-4.6.jinja", "zai-org/GLM-4.6", ("<|user|>", "<|observation|>"), reasoning=True),
+    Model("GLM-4.7-Flash.jinja", "zai-org/GLM-4.7-Flash", ("<|user|>", "<|observation|>"), reasoning=True),
+    Model(
+        "openai-gpt-oss-120b.jinja",
+        "openai/gpt-oss-120b",
+        ("<|return|>",),
+        reasoning=True,
+        content_with_calls="reasoning",
+    ),
+    Model("google-gemma-4-31B-it.jinja", "google/gemma-4-31B-it", ("<turn|>",)),
+    Model(
+        "google-gemma-4-31B-it.jinja",
+        "google/gemma-4-31B-it",
+        ("<turn|>",),
+        kwargs={"enable_thinking": True},
+        reasoning=True,
+        variant="thinking",
+    ),
+    Model("ibm-granite-granite-4.0.jinja", "ibm-granite/granite-4.0-h-small", ("<|end_of_text|>",)),
+    Model("llama-cpp-microsoft-Phi-4-mini-instruct.jinja", "microsoft/Phi-4-mini-instruct", ("<|end|>",)),
+    Model(
+        "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
+        "CohereForAI/c4ai-command-r7b-12-2024",
+        ("<|END_OF_TURN_TOKEN|>",),
+    ),
+    Model(
+        "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
+        "CohereForAI/c4ai-command-r-plus",
+        ("<|END_OF_TURN_TOKEN|>", "<|START_OF_TURN_TOKEN|>"),
+        tools_style="cohere",
+    ),
+    Model("MiniMax-M2.jinja", "MiniMaxAI/MiniMax-M2", ("[e~[",), reasoning=True),
+    Model("ByteDance-Seed-OSS.jinja", "ByteDance-Seed/Seed-OSS-36B-Instruct", ("<seed:eos>",), reasoning=True),
+    Model("llama-cpp-lfm2.jinja", "LiquidAI/LFM2-1.2B-Tool", IM_END),
+    Model("LFM2.5-8B-A1B.jinja", "LiquidAI/LFM2.5-8B-A1B", IM_END),
+    Model(
+        "mistralai-Mistral-Nemo-Instruct-2407.jinja",
+        "mistralai/Mistral-Nemo-Instruct-2407",
+        ("</s>",),
+        id_style="mistral",
+    ),
+    Model(
+        "Mistral-Small-3.2-24B-Instruct-2506.jinja",
+        "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+        ("</s>",),
+        id_style="mistral",
+    ),
+    Model("unsloth-mistral-Devstral-Small-2507.jinja", "mistralai/Devstral-Small-2507", ("</s>",), id_style="mistral"),
+    Model(
+        "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
+        "mistralai/Ministral-3-14B-Reasoning-2512",
+        ("</s>",),
+        id_style="mistral",
+        reasoning=True,
+    ),
+    Model("meta-llama-Llama-3.1-8B-Instruct.jinja", "meta-llama/Llama-3.1-8B-Instruct", ("<|eom_id|>", "<|eot_id|>")),
+    Model("meta-llama-Llama-3.2-3B-Instruct.jinja", "meta-llama/Llama-3.2-3B-Instruct", ("<|eom_id|>", "<|eot_id|>")),
+    Model("meta-llama-Llama-3.3-70B-Instruct.jinja", "meta-llama/Llama-3.3-70B-Instruct", ("<|eom_id|>", "<|eot_id|>")),
+    Model("fireworks-ai-llama-3-firefunction-v2.jinja", "fireworks-ai/llama-3-firefunction-v2", ("<|eot_id|>",)),
+    Model("meetkai-functionary-medium-v3.1.jinja", "meetkai/functionary-medium-v3.1", ("<|eom_id|>", "<|eot_id|>")),
+    Model(
+        "meetkai-functionary-medium-v3.2.jinja", "meetkai/functionary-medium-v3.2", ("<|eot_id|>",), args_as_string=True
+    ),
+    Model("NVIDIA-Nemotron-Nano-v2.jinja", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", ("<SPECIAL_12>",), reasoning=True),
+    Model(
+        "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja",
+        "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+        IM_END,
+        reasoning=True,
+    ),
+]
+
+
+def call_id(style: str, name: str, index: int) -> str:
+    if style == "kimi":
+        return f"functions.{name}:{index}"
+    if style == "mistral":
+        return f"abcDEF{index:03d}"
+    return f"call_{index}"
+
+
+class GenerationTag(Extension):
+    """``{% generation %}...{% endgeneration %}`` (transformers marks assistant spans with it): renders the body."""
+
+    tags = {"generation"}
+
+    def parse(self, parser: Any) -> Any:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.Scope(body, lineno=lineno)
+
+
+def environment() -> SandboxedEnvironment:
+    # Mutable sandbox: some templates call list.append through ``set _ = ...``, which transformers allows.
+    env = SandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols", GenerationTag]
+    )
+
+    def plain(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: plain(v) for k, v in x.items()}
+        if isinstance(x, list | tuple) or hasattr(x, "__next__"):
+            return [plain(v) for v in x]
+        return x
+
+    def tojson(
+        x: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None, sort_keys: bool = False
+    ) -> str:
+        return json.dumps(
+            plain(x), ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+        )
+
+    def raise_exception(message: str) -> None:
+        raise jinja2.exceptions.TemplateError(message)
+
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = lambda fmt: "26 Jul 2024"
+    env.globals["datetime"] = "2024-07-26"  # firefunction-v2 prints it
+    return env
+
+
+def messages_for(scenario: Scenario, model: Model) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    # No system message: several templates move it into the last user turn, which the assistant turn changes.
+    prompt = [{"role": "user", "content": "Please help me with this task."}]
+    turn: dict[str, Any] = {
+        "role": "assistant",
+        "content": scenario.content,
+        "tool_calls": [
+            {
+                "id": call_id(model.id_style, name, i),
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": json.dumps(args, ensure_ascii=False) if model.args_as_string else args,
+                },
+            }
+            for i, (name, args) in enumerate(scenario.calls)
+        ],
+    }
+    if scenario.reasoning:
+        turn["reasoning_content"] = scenario.reasoning
+        turn["reasoning"] = scenario.reasoning
+        turn["thinking"] = scenario.reasoning
+    return prompt, turn
+
+
+def tools_for(model: Model) -> list[dict[str, Any]]:
+    if model.tools_style != "cohere":
+        return TOOLS
+    out = []
+    for tool in TOOLS:
+        fn = tool["function"]
+        props = fn["parameters"]["properties"]
+        required = set(fn["parameters"].get("required", []))
+        defs = {
+            k: {"type": v.get("type", "string"), "description": k, "required": k in required} for k, v in props.items()
+        }
+        out.append({"name": fn["name"], "description": fn["description"], "parameter_definitions": defs})
+    return out
+
+
+def generated(template: jinja2.Template, model: Model, scenario: Scenario) -> tuple[str, bool] | None:
+    """The model's part of the turn, and whether the prompt leaves the model inside an open ``<think>``."""
+    prompt, turn = messages_for(scenario, model)
+    tools = tools_for(model)
+    # ``functions``: firefunction-v2 reads the tool list as a JSON string under that name.
+    common = {
+        "tools": tools,
+        "functions": json.dumps(tools, ensure_ascii=False),
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        **model.kwargs,
+    }
+    head = template.render(messages=prompt, add_generation_prompt=True, **common)
+    full = template.render(messages=[*prompt, turn], add_generation_prompt=False, **common)
+    start = 0
+    while start < min(len(head), len(full)) and head[start] == full[start]:
+        start += 1
+    tag = head.rfind("<", 0, start)
+    if tag > head.rfind(">", 0, start):  # never split a tag between prompt and output
+        start = tag
+    if head[:start].endswith("<think>"):  # an open reasoning tag is the prompt's, whatever the turn repeats
+        start -= len("<think>")
+    head_rest, out = head[start:], full[start:]
+    out = primed_continuation(head_rest, out, scenario)
+    if out is None:
+        return None
+    # Generation ends at the first end-of-turn token; whatever a template renders after it is not output.
+    cut = min((at for at in (out.find(stop) for stop in model.stop) if at != -1), default=len(out))
+    trimmed = out[:cut].rstrip()
+    return trimmed, head.rstrip().endswith(OPEN_REASONING)
+
+
+OPEN_REASONING = ("<think>",)
+
+
+def primed_continuation(head_rest: str, turn: str, scenario: Scenario) -> str | None:
+    """What the model writes after a generation prompt that the rendered turn does not start with.
+
+    ``head_rest`` is what the prompt adds after the part it shares with the rendered turn. Empty: the turn
+    is the output. A closed empty reasoning block (``<think></think>``, Gemma's empty thought channel) whose
+    tail the turn repeats: the output is the turn after that tail. An open ``<think>`` (primed reasoning,
+    R10) the turn omits because the template drops past reasoning: the model closes it itself, so the
+    output is the reasoning (if any), ``</think>``, then the turn.
+    """
+    if not head_rest:
+        return turn
+    if head_rest.strip() in OPEN_REASONING:
+        opener = head_rest.strip()
+        if turn.startswith(opener):  # the template wrote the block itself: the model continues inside it
+            turn = turn[len(opener) :]
+            if scenario.reasoning in turn:
+                return turn
+            turn = turn.lstrip()
+        if turn.startswith("</think>"):
+            return scenario.reasoning + turn
+        reasoning = scenario.reasoning + "\n" if scenario.reasoning else "\n"
+        return reasoning + "</think>\n\n" + turn
+    for k in range(len(head_rest), 0, -1):
+        tail = head_rest[-k:]
+        if tail.endswith(">") and tail.startswith("<") and turn.startswith(tail):
+            return turn[k:]
+    if "<think>" in head_rest and "</think>" in head_rest or "<channel|>" in head_rest:
+        return turn  # thinking switched off in the prompt: the turn follows the closed empty block
+    return None
+
+
+def unrendered(text: str, scenario: Scenario) -> str:
+    """What of the turn the output lacks (templates drop content beside calls, or all but one call)."""
+    if scenario.reasoning and scenario.reasoning not in text:
+        return "the reasoning"
+    if scenario.content and scenario.content not in text:
+        return "the content"
+    for name in {n for n, _ in scenario.calls}:
+        if text.count(name) < sum(1 for n, _ in scenario.calls if n == name):
+            return f"every {name} call"
+    return ""
+
+
+def preset_name(model: Model) -> str:
+    """The streamparse preset family the model id selects (recorded so a rename shows in review)."""
+    try:
+        from streamparse.presets import preset_for
+    except ImportError:  # pragma: no cover - the script also runs outside the repo's venv
+        return ""
+    return preset_for(model.model_id).family
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--templates", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    args = ap.parse_args(argv)
+    env = environment()
+    cases: list[dict[str, Any]] = []
+    for model in MODELS:
+        path = args.templates / model.template
+        if not path.exists():
+            print(f"missing template {model.template}", file=sys.stderr)
+            continue
+        template = env.from_string(path.read_text(encoding="utf-8"))
+        for scenario in SCENARIOS:
+            if scenario.reasoning and not model.reasoning:
+                continue
+            try:
+                got = generated(template, model, scenario)
+            except Exception as exc:  # a template that rejects the turn: reported, not fatal
+                print(f"skip {model.template} {scenario.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                continue
+            if got is None:
+                print(f"skip {model.template} {scenario.id}: the prompt is not a prefix of the turn", file=sys.stderr)
+                continue
+            text, primed = got
+            missing = unrendered(text, scenario)
+            if missing:
+                print(f"skip {model.template} {scenario.id}: the template does not render {missing}", file=sys.stderr)
+                continue
+            model_key = model.model_id + (f" [{model.variant}]" if model.variant else "")
+            cases.append(
+                {
+                    "id": f"{model_key}::{scenario.id}",
+                    "model": model.model_id,
+                    "variant": model.variant,
+                    "chat_template_kwargs": model.kwargs,
+                    "preset": preset_name(model),
+                    "scenario": scenario.id,
+                    "primed_reasoning": primed,
+                    "generated": text,
+                    "expected": {
+                        "calls": [{"name": n, "arguments": a} for n, a in scenario.calls],
+                        "text": "" if model.content_with_calls == "reasoning" else scenario.content,
+                        "reasoning": scenario.reasoning
+                        or (scenario.content if model.content_with_calls == "reasoning" else ""),
+                    },
+                }
+            )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "source": "models' chat templates (llama.cpp models/templates), rendered by scripts/render_templates.py",
+        "tools": TOOLS,
+        "cases": cases,
+    }
+    args.out.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"{len(cases)} cases from {len({c['model'] + c['variant'] for c in cases})} model variants -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
