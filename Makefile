@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo bench fuzz lint clean test-vllm vllm-baseline bench-vllm
+.PHONY: test demo bench fuzz lint docs clean test-vllm vllm-baseline bench-vllm
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,11 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The docs site (mkdocs-material + mkdocstrings, in the test extra): built offline into site/, and any
+# warning (a broken link, a missing page or snippet) fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 demo: $(STAMP)
 	$(BIN)/streamparse demo
@@ -52,4 +57,4 @@ bench-vllm: $(ENGINE_STAMP)
 	$(ENGINE_VENV)/bin/python benchmarks/vllm_adapter.py
 
 clean:
-	rm -rf $(VENV) $(ENGINE_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(ENGINE_VENV) build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

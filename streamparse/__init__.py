@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._version import __version__
 from .events import (
     Event,
     ParseResult,
@@ -36,6 +37,7 @@ __all__ = [
     "ToolCallStart",
     "merge_events",
     "parse",
+    "__version__",
 ]
 
 

@@ -53,16 +53,21 @@ class StreamParser:
         self.preset: Any = None
 
     @classmethod
-    def for_model(cls, model_id: str, **options: Any) -> StreamParser:
+    def for_model(
+        cls, model_id: str, *, chat_template_kwargs: dict[str, Any] | None = None, **options: Any
+    ) -> StreamParser:
         """A parser preset for a model id (Hugging Face, Ollama, OpenRouter, LM Studio spellings).
 
-        Explicit ``options`` win over the preset. Unknown models fall back to ``formats="auto"``.
+        Explicit ``options`` win over the preset. Unknown models fall back to ``formats="auto"``. The
+        preset's formats are preferred, not exclusive: formats sharing an opener with them stay on
+        (``formats.siblings``). ``chat_template_kwargs`` (the request's, e.g. ``{"enable_thinking":
+        False}``) decides whether the output starts in reasoning (``presets.start_in_reasoning_for``).
         """
-        from .presets import preset_for
+        from .presets import preset_for, start_in_reasoning_for
 
         preset = preset_for(model_id)
-        options.setdefault("formats", preset.formats if preset.matched else "auto")
-        options.setdefault("start_in_reasoning", preset.start_in_reasoning)
+        options.setdefault("formats", catalog.siblings(preset.formats) if preset.matched else "auto")
+        options.setdefault("start_in_reasoning", start_in_reasoning_for(model_id, chat_template_kwargs))
         parser = cls(**options)
         parser.preset = preset
         return parser
@@ -140,6 +145,7 @@ def build_parser(model: str | None = None, formats: Sequence[str] | str | None =
         options["formats"] = list(formats) if not isinstance(formats, str) else formats
     if model:
         return StreamParser.for_model(model, **options)
+    options.pop("chat_template_kwargs", None)  # without a model nothing says the template primes reasoning
     return StreamParser(**options)
 
 

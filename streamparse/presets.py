@@ -36,9 +36,9 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["Preset", "Rule", "RULES", "normalize", "preset_for", "known_families"]
+__all__ = ["Preset", "Rule", "RULES", "normalize", "preset_for", "known_families", "start_in_reasoning_for"]
 
 logger = logging.getLogger("streamparse")
 
@@ -98,6 +98,14 @@ RULES: tuple[Rule, ...] = (
     Rule(r"functionary", "functionary-v3.2", ("functionary_v3",), requires=r"v3\.2",
          note="the prompt ends with '>>>'; the output is expected to start with it"),
     Rule(r"xlam", "xlam", ("xlam",)),
+    Rule(r"firefunction", "firefunction-v2", ("phi4_mini",),
+         note="Llama 3 fine-tune that writes ' functools[{...}]' (phi4_mini's opener), before the Llama rules"),
+    Rule(r"nemotron-?nano-?(?:9b|12b)?-?v2|nemotron-?nano-?(?:9b|12b)", "nemotron-nano-v2", ("nemotron",), True,
+         note="the template ends with <think>; calls in <TOOLCALL>[...]</TOOLCALL>"),
+    Rule(r"nemotron-?3", "nemotron-3-nano", _QWEN3_CODER, True,
+         note="Qwen3-Coder XML calls; the template ends with <think>"),
+    Rule(r"nemotron", "llama-nemotron", ("nemotron", "llama3_json"), note="Llama-Nemotron: <TOOLCALL>[...]"),
+    Rule(r"smollm-?3", "smollm3", _HERMES, note="hybrid reasoning: the model writes <think> itself"),
     Rule(r"toolace", "toolace", ("pythonic",)),
     Rule(r"hermes-?2-?pro", "hermes-2-pro", _HERMES),
     Rule(r"hermes-?3", "hermes-3", _HERMES),
@@ -255,3 +263,29 @@ def preset_for(model_id: str) -> Preset:
 def known_families() -> list[str]:
     """Every family a rule can produce, in table order, without duplicates."""
     return list(dict.fromkeys(rule.family for rule in RULES))
+
+
+# Families whose template opens <think> in the prompt when the request switches thinking on
+# (``chat_template_kwargs``: ``enable_thinking`` for Qwen/GLM/MiniMax style templates, ``thinking`` for
+# DeepSeek V3.1+ and Granite). For the rest the model writes its own opener, or has none.
+THINKING_PRIMES = frozenset(
+    {
+        "qwen3.5", "qwen3-thinking", "qwq", "deepseek-v3.1", "deepseek-v3.2", "deepseek-v3.2-exp",
+        "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
+        "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
+    }
+)  # fmt: skip
+_THINKING_KEYS = ("enable_thinking", "thinking")
+
+
+def start_in_reasoning_for(model_id: str, chat_template_kwargs: dict[str, Any] | None = None) -> bool:
+    """Whether the output of ``model_id`` starts inside reasoning, given the request's
+    ``chat_template_kwargs``: ``enable_thinking`` / ``thinking`` false means the template closed (or never
+    opened) the reasoning, true means it opened it for the families in :data:`THINKING_PRIMES`; without
+    them the preset decides. The proxy and the vLLM adapter call this with the request they serve."""
+    preset = preset_for(model_id)
+    for key in _THINKING_KEYS:
+        value = (chat_template_kwargs or {}).get(key)
+        if isinstance(value, bool):
+            return value and (preset.family in THINKING_PRIMES or preset.start_in_reasoning)
+    return preset.start_in_reasoning

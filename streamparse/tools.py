@@ -64,6 +64,47 @@ def _compile_validator(schema: dict[str, Any]) -> Validator:
     return cls(schema)
 
 
+# Type names tool authors write for Python or other languages, read as the JSON Schema type they mean
+# (vLLM, SGLang and llama.cpp accept them too). Anything else stays as written and is checked as a schema.
+TYPE_ALIASES: dict[str, str] = {
+    "float": "number",
+    "double": "number",
+    "int": "integer",
+    "long": "integer",
+    "bool": "boolean",
+    "dict": "object",
+    "map": "object",
+    "list": "array",
+    "tuple": "array",
+    "str": "string",
+    "text": "string",
+    "none": "null",
+}
+# Keywords whose values are data, not subschemas: never rewritten.
+_DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples", "example"})
+
+
+def _standard_type_names(schema: Any) -> Any:
+    """A copy of ``schema`` with non-standard ``type`` names (``"float"``, ``"dict"``...) mapped to theirs."""
+    if isinstance(schema, Mapping):
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "type" and isinstance(value, str):
+                out[key] = TYPE_ALIASES.get(value.lower(), value)
+            elif key == "type" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+                out[key] = [TYPE_ALIASES.get(v.lower(), v) for v in value]
+            elif key in _DATA_KEYWORDS:
+                out[key] = value
+            elif key == "properties" and isinstance(value, Mapping):
+                out[key] = {k: _standard_type_names(v) for k, v in value.items()}
+            else:
+                out[key] = _standard_type_names(value)
+        return out
+    if isinstance(schema, list):
+        return [_standard_type_names(v) for v in schema]
+    return schema
+
+
 def _validator_for(schema: dict[str, Any], key: str) -> Validator:
     """The shared validator for ``schema``; ``key`` is its canonical JSON. Bounded LRU, thread-safe."""
     with _validators_lock:
@@ -346,6 +387,7 @@ class ToolSet:
         name, schema = tool.name, tool.parameters
         if not isinstance(schema, Mapping):
             raise ValueError(f"tool {name!r}: parameters must be a JSON Schema object, got {schema!r}")
+        schema = _standard_type_names(schema)
         try:
             key = _canonical_json(schema)
         except (TypeError, ValueError) as exc:

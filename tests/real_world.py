@@ -63,6 +63,8 @@ def cases(source: str, mode: str = "preset") -> list[Case]:
         if source == "templates" and mode == "auto":
             options["formats"] = "auto"
             model = None
+        elif model is not None and raw.get("chat_template_kwargs"):
+            options["chat_template_kwargs"] = raw["chat_template_kwargs"]
         out.append(Case(source, raw["id"], raw["generated"], raw["expected"], options, model, raw.get("note", "")))
     return out
 

@@ -46,6 +46,7 @@ CANONICAL_FORMATS = frozenset(
         "generic_xml",
         "key_value",
         "json",
+        "nemotron",
     ]
 )
 
@@ -171,6 +172,13 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("allenai/Olmo-3-7B-Instruct", "olmo-3", ("pythonic",), False),
     ("allenai/Olmo-3-32B-Think", "olmo-3-think", ("pythonic",), True),
     ("LiquidAI/LFM2-1.2B", "lfm2", ("pythonic",), False),
+    # NVIDIA, Fireworks, Hugging Face (issue 10)
+    ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron-nano-v2", ("nemotron",), True),
+    ("nvidia/NVIDIA-Nemotron-Nano-12B-v2-GGUF", "nemotron-nano-v2", ("nemotron",), True),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron-3-nano", QWEN3_CODER, True),
+    ("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5", "llama-nemotron", ("nemotron", "llama3_json"), False),
+    ("fireworks-ai/llama-3-firefunction-v2", "firefunction-v2", ("phi4_mini",), False),
+    ("HuggingFaceTB/SmolLM3-3B", "smollm3", HERMES, False),
     ("baidu/ERNIE-4.5-21B-A3B-PT", "ernie-4.5", HERMES, False),
     # Whole-path fallback: the organisation names the family
     ("mistralai/Pixtral-12B-2409", "mistral", ("mistral",), False),

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from .._version import __version__
 from ..events import Event, event_to_json
 from ..parser import build_parser, describe
 
@@ -169,6 +170,7 @@ def make_argparser() -> argparse.ArgumentParser:
         prog="streamparse",
         description="Parse LLM output while it streams: visible text, reasoning and tool calls.",
     )
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="replay a bundled model stream live, dispatching its tool calls")
@@ -203,11 +205,28 @@ def make_argparser() -> argparse.ArgumentParser:
 
 _COMMANDS = {"demo": cmd_demo, "parse": cmd_parse, "formats": cmd_formats, "serve": cmd_serve}
 
+# Third-party modules that only the `cli` extra installs: a command that needs one says which extra to add.
+CLI_EXTRA_MODULES = frozenset({"rich", "httpx", "httpx_sse", "starlette", "uvicorn"})
+
+
+def missing_extra_message(command: str, exc: ModuleNotFoundError) -> str | None:
+    """The one line to print when ``command`` failed for want of a `cli`-extra module (else None)."""
+    top = (exc.name or "").partition(".")[0]
+    if top not in CLI_EXTRA_MODULES:
+        return None
+    return f"streamparse {command}: needs the 'cli' extra ({top} is not installed): pip install 'streamparse-llm[cli]'"
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_argparser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args, sys.stdout)
+    except ModuleNotFoundError as exc:
+        message = missing_extra_message(args.command, exc)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `streamparse parse big.txt | head`
         sys.stderr.close()
         return 0

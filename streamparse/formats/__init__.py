@@ -12,7 +12,7 @@ from typing import Any
 from . import functionary, jsonic, marked, pyish, sections, tagged, tokens, unmarked
 from .base import FormatSpec, Wiring
 
-__all__ = ["FormatSpec", "Wiring", "CATALOG", "names", "get", "resolve"]
+__all__ = ["FormatSpec", "Wiring", "CATALOG", "names", "get", "resolve", "siblings"]
 
 CATALOG: dict[str, FormatSpec] = {}
 for _module in (jsonic, tagged, tokens, marked, sections, functionary, pyish, unmarked):
@@ -48,3 +48,30 @@ def resolve(formats: Any) -> tuple[str, ...]:
     if not wanted:
         raise ValueError("formats must name at least one format, or be 'auto'")
     return tuple(n for n in ORDER if n in wanted)
+
+
+_MARKERS: dict[str, frozenset[str]] = {}
+
+
+def _markers(name: str) -> frozenset[str]:
+    """The visible-text markers one format wires (its openers), computed once."""
+    found = _MARKERS.get(name)
+    if found is None:
+        w = Wiring(active=frozenset([name]))
+        CATALOG[name].wire(w)
+        found = _MARKERS[name] = frozenset(w.markers) | frozenset("<ns:" + k for k in w.ns)
+    return found
+
+
+def siblings(names: Any) -> tuple[str, ...]:
+    """``names`` plus every catalog format that shares an opener with one of them, in catalog order.
+
+    A preset prefers its family's formats but must not exclude their siblings: Qwen3's ``<tool_call>`` may
+    carry hermes JSON or Qwen3-Coder XML, and each format's handler checks the continuation, so keeping
+    the siblings on turns what would leak as markup into a call (or a ``malformed`` rejection)."""
+    chosen = set(resolve(names))
+    shared = frozenset().union(*(_markers(n) for n in chosen))
+    for n in ORDER:
+        if not CATALOG[n].opt_in and _markers(n) & shared:
+            chosen.add(n)
+    return tuple(n for n in ORDER if n in chosen)

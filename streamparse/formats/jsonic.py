@@ -13,7 +13,8 @@ from .openers import Decision, json_call, named_json
 
 def wire_hermes(w: Wiring) -> None:
     # `<tool_call>[` is granite's when granite is active (docs/FORMATS.md, auto-detection), else a hermes list.
-    w.on("<tool_call>", json_call("hermes", ("</tool_call>",), lists=True, unless_active="granite"))
+    # Several objects in one block (`<tool_call>{...}, {...}</tool_call>`) are several calls.
+    w.on("<tool_call>", json_call("hermes", ("</tool_call>",), lists=True, unless_active="granite", several=True))
 
 
 FUNCTION_NAME = re.compile(r"(?P<name>[^\s<>=]{1,200})>")
@@ -59,6 +60,11 @@ def wire_tool_call_marker(w: Wiring) -> None:
     w.on("TOOL_CALL", tool_call_marker)
 
 
+def wire_nemotron(w: Wiring) -> None:
+    # NVIDIA Nemotron Nano v2 / Llama-Nemotron: a JSON list (or one object) inside <TOOLCALL>...</TOOLCALL>.
+    w.on("<TOOLCALL>", json_call("nemotron", ("</TOOLCALL>",), lists=True, several=True))
+
+
 SPECS = [
     FormatSpec(
         "hermes",
@@ -73,6 +79,13 @@ SPECS = [
         "<function=NAME>ARGS</function>",
         '<function=lookup_order>{"order_id": "A-1001"}</function>',
         wire_function_tag,
+    ),
+    FormatSpec(
+        "nemotron",
+        "NVIDIA Nemotron Nano v2 (9B, 12B), Llama-3.3-Nemotron-Super",
+        '<TOOLCALL>[{"name": NAME, "arguments": ARGS}, ...]</TOOLCALL>',
+        '<TOOLCALL>[{"name": "lookup_order", "arguments": {"order_id": "A-1001"}}]</TOOLCALL>',
+        wire_nemotron,
     ),
     FormatSpec(
         "tool_call_marker",

@@ -19,7 +19,17 @@ from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, starts_or_p
 from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from .base import FormatSpec, Wiring
-from .openers import NAME_MAX, TOOL_NAME, Decision, after_opener, block_table, cut_off, objects_section, start_object
+from .openers import (
+    NAME_MAX,
+    TOOL_NAME,
+    Decision,
+    after_opener,
+    block_table,
+    cut_off,
+    json_call,
+    objects_section,
+    start_object,
+)
 
 # -- llama3_json (marked form) --------------------------------------------------------------------------
 
@@ -167,8 +177,13 @@ def functools_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
+PHI4_CALL, PHI4_CALL_END = "<|tool_call|>", "<|/tool_call|>"
+
+
 def wire_phi4_mini(w: Wiring) -> None:
     w.on(FUNCTOOLS, functools_open)
+    # Phi-4-mini's chat template writes calls in its own tokens: <|tool_call|>{...}<|/tool_call|>.
+    w.on(PHI4_CALL, json_call("phi4_mini", (PHI4_CALL_END,), lists=True, several=True))
 
 
 # -- internlm ---------------------------------------------------------------------------------------------

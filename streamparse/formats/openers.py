@@ -43,8 +43,10 @@ def json_call(
     lists: bool = False,
     optional_close: bool = False,
     unless_active: str | None = None,
+    several: bool = False,
 ) -> Handler:
-    """An opener followed by a JSON call object (``{``) and/or a list of them (``[``)."""
+    """An opener followed by a JSON call object (``{``) and/or a list of them (``[``); ``several``: also
+    comma-separated objects before the closer."""
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         first = _first(eng, e, final)
@@ -55,7 +57,7 @@ def json_call(
         if c == "{" and objects:
             eng.begin_call(fmt, s)
             eng.pos = j
-            eng.push(JsonCallState(eng, fmt, closers, optional_close=optional_close, fenced=fenced))
+            eng.push(JsonCallState(eng, fmt, closers, optional_close=optional_close, fenced=fenced, several=several))
             return True
         if c == "[" and lists and not (unless_active and unless_active in eng.cfg.format_set):
             eng.pos = j

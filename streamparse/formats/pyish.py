@@ -11,7 +11,7 @@ from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
 from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
 from .keyvalue import KeyValueState
-from .openers import Decision
+from .openers import Decision, json_call
 from .pythonic import FENCE, LINES, LIST, GemmaCallState, PyCallsState, match_head
 
 # pythonic ------------------------------------------------------------------------------------------------
@@ -85,6 +85,8 @@ def pythonic_bare(eng: Engine, s: int, e: int, final: bool) -> Decision:
 def wire_pythonic(w: Wiring) -> None:
     w.on(PY_START, wrapped_list(PY_END))
     w.on(LFM_START, wrapped_list(LFM_END))
+    # LFM2's llama.cpp template writes a JSON list of call objects inside the same tokens.
+    w.on(LFM_START, json_call("pythonic", (LFM_END,), lists=True))
     w.on(OLMO_OPEN, olmo_open)
     w.start.append(pythonic_bare)
 

@@ -56,7 +56,7 @@ PARAM_HEADER = re.compile(
 
 
 @lru_cache(maxsize=64)
-def invoke_syntax(prefix: str) -> TagSyntax:
+def invoke_syntax(prefix: str, trim: bool = False) -> TagSyntax:
     """``<PREFIXparameter name="K">`` ... for one namespace prefix (``""``, ``"antml:"``, ``"｜DSML｜"``)."""
     return TagSyntax(
         param_open=f"<{prefix}parameter",
@@ -65,12 +65,13 @@ def invoke_syntax(prefix: str) -> TagSyntax:
         param_close=f"</{prefix}parameter>",
         call_close=f"</{prefix}invoke>",
         lenient=False,
+        trim=trim,
     )
 
 
 @lru_cache(maxsize=64)
-def invoke_call(fmt: str, prefix: str) -> Handler:
-    return tag_call(fmt, INVOKE_NAME, ">", invoke_syntax(prefix))
+def invoke_call(fmt: str, prefix: str, trim: bool = False) -> Handler:
+    return tag_call(fmt, INVOKE_NAME, ">", invoke_syntax(prefix, trim))
 
 
 def _prefix(eng: Engine, s: int, e: int, suffix: str) -> str:
@@ -101,7 +102,9 @@ def wire_xml_invoke(w: Wiring) -> None:
     w.on_ns("invoke", invoke_open)
 
 
-_MINIMAX_BLOCK = block_table({"<invoke": invoke_call("minimax", "")}, ("</minimax:tool_call>",))
+# MiniMax-M2 and GLM values are stripped of the whitespace around them, as vLLM's and SGLang's parsers for
+# these models do (models indent them); Qwen3-Coder-style values lose one newline per side, as there.
+_MINIMAX_BLOCK = block_table({"<invoke": invoke_call("minimax", "", True)}, ("</minimax:tool_call>",))
 
 
 def wire_minimax(w: Wiring) -> None:
@@ -128,6 +131,7 @@ GLM_SYNTAX = TagSyntax(
     param_header=re.compile(r"(?P<key>[^<]{1,200})</arg_key>\s*<arg_value>"),
     param_close="</arg_value>",
     call_close="</tool_call>",
+    trim=True,
 )
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-:/]{1,200}")
 

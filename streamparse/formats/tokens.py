@@ -19,6 +19,7 @@ DS_CALLS_END = "<｜tool▁calls▁end｜>"
 DS_CALL_BEGIN = "<｜tool▁call▁begin｜>"
 DS_CALL_END = "<｜tool▁call▁end｜>"
 DS_SEP = "<｜tool▁sep｜>"
+DS_CALLS_SHORT = "<｜tool▁calls｜>"  # DeepSeek-R1 sometimes opens the section with this shorter token
 
 
 def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -77,6 +78,7 @@ def wire_deepseek(w: Wiring) -> None:
     if DS_CALLS_BEGIN in w.markers:  # v3 and v3.1 share every token: wire once
         return
     w.on(DS_CALLS_BEGIN, block(_DS_BLOCK))
+    w.on(DS_CALLS_SHORT, block(_DS_BLOCK))
     w.on(DS_CALL_BEGIN, deepseek_call)
 
 
@@ -87,7 +89,9 @@ KIMI_SECTION_END = "<|tool_calls_section_end|>"
 KIMI_CALL_BEGIN = "<|tool_call_begin|>"
 KIMI_ARGS_BEGIN = "<|tool_call_argument_begin|>"
 KIMI_CALL_END = "<|tool_call_end|>"
-_KIMI_ID = re.compile(r"\s*(?:functions\.)?(?P<name>[^\s:<>{}]{1,200})(?::\d+)?\s*")
+# ``functions.NAME:IDX``; the ``functions.`` prefix is optional (vLLM accepts ``NAME:IDX``), ``:IDX`` is not.
+_KIMI_ID = re.compile(r"\s*(?:functions\.)?(?P<name>[^\s:<>{}]{1,200}):\d+\s*")
+_KIMI_LOOSE_ID = re.compile(r"\s*(?P<name>[^\s<>{}]{1,200})\s*")
 
 
 def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -99,13 +103,20 @@ def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
             return None if not buf[e:].lstrip().startswith("{") else False
         return False
     m = _KIMI_ID.fullmatch(buf, e, idx)
-    if m is None:
+    loose = _KIMI_LOOSE_ID.fullmatch(buf, e, idx) if m is None else None
+    if m is None and loose is None:
         return False
     j = after_ws(buf, idx + len(KIMI_ARGS_BEGIN), final)
     if j is None or isinstance(j, bool):
         return j
     eng.begin_call("kimi_k2", s)
-    eng.set_name(m.group("name"), call_id=buf[e:idx].strip())
+    if m is None:  # an id without `:IDX` (`functions.NAME.0`): a malformed call, never one named `NAME.0`
+        cand = eng.call
+        assert cand is not None and loose is not None
+        cand.name = loose.group("name")
+        cand.reject, cand.detail = Reason.MALFORMED, f"call id {cand.name!r} is not functions.NAME:IDX"
+    else:
+        eng.set_name(m.group("name"), call_id=buf[e:idx].strip())
     eng.pos = j
     eng.push(JsonArgsState(eng, (KIMI_CALL_END,)))
     return True
@@ -169,13 +180,35 @@ def _leave_analysis(eng: Engine, s: int, e: int, final: bool) -> bool:
 
 def harmony_header(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<|start|>ROLE [to=R]<|channel|>CHANNEL [to=R] [<|constrain|>json]<|message|>``."""
+    return _header(eng, s, e, final, role_part=eng.buf.startswith(H_START, s))
+
+
+H_BARE_RECIPIENT = "to=functions."
+
+
+def harmony_first_message(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """The first message of the output when it is a call: the prompt ended with ``<|start|>assistant``,
+    so the output begins with the rest of the role part, `` to=functions.NAME<|channel|>commentary json
+    <|message|>ARGS<|call|>``. Only at the very start (nothing but whitespace before it)."""
+    if eng.seen_output or eng.reasoning_seen or eng.next_index:
+        return False
+    buf = eng.buf
+    idx = buf.find(H_MESSAGE, e, e + 2 * LOOKAHEAD)
+    if idx < 0:
+        return None if (len(buf) < e + 2 * LOOKAHEAD and not final) else False
+    if H_CHANNEL not in buf[e:idx]:
+        return False
+    return _header(eng, s, s, final, role_part=True)
+
+
+def _header(eng: Engine, s: int, e: int, final: bool, role_part: bool) -> Decision:
     buf = eng.buf
     idx = buf.find(H_MESSAGE, e, e + 2 * LOOKAHEAD)
     if idx < 0:
         return None if (len(buf) < e + 2 * LOOKAHEAD and not final) else False
     header = buf[e:idx]
     # The recipient may sit in the role part (`<|start|>assistant to=...`) or the channel part.
-    channel_part = header.partition(H_CHANNEL)[2] if buf.startswith(H_START, s) else header
+    channel_part = header.partition(H_CHANNEL)[2] if role_part else header
     words = channel_part.replace("<|constrain|>", " ").split()
     channel = words[0] if words else ""
     m = _RECIPIENT.search(header)
@@ -218,6 +251,7 @@ def _analysis_table() -> MarkerTable:
 def wire_harmony(w: Wiring) -> None:
     w.on(H_START, harmony_header)
     w.on(H_CHANNEL, harmony_header)
+    w.on(H_BARE_RECIPIENT, harmony_first_message)
 
 
 SPECS = [

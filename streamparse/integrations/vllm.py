@@ -7,7 +7,7 @@ Importing this module registers, with vLLM's ``ToolParserManager`` and ``Reasoni
 - ``streamparse_<format>`` for every canonical format (``streamparse_hermes``, ...).
 
 The ``vllm.general_plugins`` entry point of this distribution calls :func:`register`, so after
-``pip install streamparse[vllm]``, ``vllm serve ... --enable-auto-tool-choice --tool-call-parser
+``pip install streamparse-llm[vllm]``, ``vllm serve ... --enable-auto-tool-choice --tool-call-parser
 streamparse --reasoning-parser streamparse`` works without ``--tool-parser-plugin``.
 
 Both classes run the whole output through one streamparse engine per request (calls inside

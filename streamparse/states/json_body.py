@@ -195,6 +195,24 @@ class _JsonBody(State):
         j = skip_ws(buf, end)
         if j >= len(buf) and not final:
             return False
+        if getattr(self, "several", False) and j < len(buf) and buf[j] == ",":
+            k = skip_ws(buf, j + 1)
+            if k >= len(buf) and not final:
+                return False
+            if k < len(buf) and buf[k] == "{" and isinstance(self, JsonCallState):
+                eng.end_call(end)
+                eng.begin_call(self.fmt, k)
+                eng.pos = k
+                eng.state = JsonCallState(
+                    eng,
+                    self.fmt,
+                    self.closers,
+                    optional_close=self.optional_close,
+                    ends=self.ends,
+                    stops=self.stops,
+                    several=True,
+                )
+                return True
         if self.fenced:
             ok = starts_or_prefix(buf, j, "```")
             if ok is None and not final:
@@ -289,7 +307,7 @@ class _JsonBody(State):
 class JsonCallState(_JsonBody):
     """One call object (the opener began the candidate) or a list of call objects, then a closer."""
 
-    __slots__ = ("fmt", "sink", "list_form")
+    __slots__ = ("fmt", "sink", "list_form", "several")
 
     def __init__(
         self,
@@ -303,8 +321,11 @@ class JsonCallState(_JsonBody):
         fallback: bool = False,
         ends: tuple[str, ...] | None = None,
         stops: tuple[str, ...] = (),
+        several: bool = False,
     ) -> None:
         self.fmt = fmt
+        # ``{...}, {...}`` before the closer: each object is a call of its own (Qwen-style output).
+        self.several = several
         self.closers = closers
         self.ends = closers if ends is None else ends
         self.stops = stops

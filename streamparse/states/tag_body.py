@@ -153,9 +153,11 @@ class TagCallState(State):
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         value = self.value
-        if value is None or not value.stream or value.trim:
+        if value is None or not value.stream:
             return None
-        if value.first or value.held_nl or text[-1] == "\n":
+        if value.first or value.held_nl or value.held_ws or text[-1] == "\n":
+            return None
+        if value.trim and text[-1].isspace():  # trailing whitespace waits to see if text follows it
             return None
         if self.syn.value_table(self.close).markers.raw_search(text) is not None:
             return None

@@ -24,6 +24,8 @@ CONTROL_TOKENS: tuple[str, ...] = (
     "<|END_RESPONSE|>",
     "<|START_TEXT|>",
     "<|END_TEXT|>",
+    "<|tool_response>",  # Gemma 4 ends a call turn with it: a control token, never visible text
+    "<|/tool_call|>",  # Phi-4-mini's call closer, when the call before it ended with its JSON
 )
 
 # Reasoning wrappers (reasoning rule): opener -> closer. ``<think>`` opens only at the start of the output.

@@ -1,0 +1,225 @@
+"""The distribution as a user gets it: build the sdist and wheel, install the wheel into a fresh venv.
+
+Slow compared with the rest of the suite (a build, a venv, an install of the three core dependencies
+from the package index or pip's cache), so everything shares one module-scoped build.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DIST_NAME = "streamparse-llm"
+# What the source archive must hold besides the package, so that the suite, examples and docs run from it.
+SDIST_TREES = ("tests", "examples", "docs", "benchmarks", "scripts")
+SDIST_FILES = ("LICENSE", "README.md", "Makefile", "mkdocs.yml", "pyproject.toml", "MANIFEST.in", ".ci/run")
+
+
+def _version() -> str:
+    text = (ROOT / "streamparse" / "_version.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"$', text, re.MULTILINE)
+    assert match, "streamparse/_version.py must assign __version__ a string literal"
+    return match.group(1)
+
+
+def _clean_env() -> dict[str, str]:
+    # PYTHONDONTWRITEBYTECODE makes setuptools warn that it skips byte-compiling: an artefact of the
+    # caller's environment, not of the package, so the build runs without it.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+class Built:
+    def __init__(self, out: Path, log: str) -> None:
+        self.log = log
+        wheels = list(out.glob("*.whl"))
+        sdists = list(out.glob("*.tar.gz"))
+        assert len(wheels) == 1 and len(sdists) == 1, sorted(p.name for p in out.iterdir())
+        self.wheel = wheels[0]
+        self.sdist = sdists[0]
+
+
+# Left out of the copy that is built: environments, caches and earlier build output. A stale
+# `*.egg-info/SOURCES.txt` in particular would let files that MANIFEST.in no longer names into the sdist.
+_NOT_SOURCE = shutil.ignore_patterns(
+    ".git", ".venv*", "*.egg-info", "build", "dist", "site", "__pycache__", "*.pyc", ".*_cache", ".hypothesis"
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    src = tmp_path_factory.mktemp("src") / "tree"
+    shutil.copytree(ROOT, src, ignore=_NOT_SOURCE, symlinks=True)
+    out = tmp_path_factory.mktemp("dist")
+    # Without isolation: the build backend (setuptools) comes from the test extra, so no download is needed.
+    # By default `build` makes the sdist first and the wheel from the unpacked sdist, which also proves the
+    # sdist is buildable on its own.
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        timeout=300,
+    )
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log
+    return Built(out, log)
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv (no system site-packages) with only the built wheel and its core dependencies."""
+    where = tmp_path_factory.mktemp("venv") / "v"
+    venv.EnvBuilder(with_pip=True, clear=True).create(where)
+    proc = subprocess.run(
+        [str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", str(built.wheel)],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return where
+
+
+def test_build_log_has_no_warnings(built: Built) -> None:
+    warnings = [line for line in built.log.splitlines() if re.search(r"warn|deprecat", line, re.IGNORECASE)]
+    assert warnings == []
+
+
+def test_artifacts_are_named_for_the_distribution_and_its_version(built: Built) -> None:
+    stem = f"{DIST_NAME.replace('-', '_')}-{_version()}"
+    assert built.wheel.name == f"{stem}-py3-none-any.whl"
+    assert built.sdist.name == f"{stem}.tar.gz"
+
+
+def test_wheel_metadata_declares_spdx_license_urls_and_classifiers(built: Built) -> None:
+    with zipfile.ZipFile(built.wheel) as zf:
+        names = zf.namelist()
+        info = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        meta = email.parser.Parser().parsestr(zf.read(info).decode("utf-8"))
+    assert meta["Name"] == DIST_NAME
+    assert meta["Version"] == _version()
+    assert meta["License-Expression"] == "MIT"
+    assert meta["License"] is None  # the deprecated free-text field is gone
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "streamparse/py.typed" in names
+    assert any(n.startswith("streamparse/recordings/") and n.endswith(".json") for n in names)
+    assert not any(n.startswith(("tests/", "examples/", "benchmarks/")) for n in names)
+    classifiers = meta.get_all("Classifier") or []
+    assert "Typing :: Typed" in classifiers and "Programming Language :: Python :: 3.11" in classifiers
+    assert not any(c.startswith("License ::") for c in classifiers)  # the SPDX expression replaces them
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
+    assert {"Homepage", "Documentation", "Source", "Issues"} <= set(urls)
+    requires = meta.get_all("Requires-Dist") or []
+    assert {r.split(">")[0].split(";")[0].strip() for r in requires if "extra ==" not in r} == {
+        "pydantic",
+        "jsonschema",
+        "anyio",
+    }
+
+
+def _tracked(tree: str) -> set[str]:
+    """Files of ``tree`` that belong in the archive: git's list when this is a clone, else the disk's."""
+    git = shutil.which("git")
+    if git and (ROOT / ".git").exists():
+        proc = subprocess.run(
+            [git, "ls-files", "--cached", "--others", "--exclude-standard", "--", tree],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return {line for line in proc.stdout.splitlines() if (ROOT / line).is_file()}
+    return {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / tree).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc")
+    }
+
+
+def test_sdist_holds_tests_examples_docs_and_license(built: Built) -> None:
+    with tarfile.open(built.sdist) as tf:
+        top = built.sdist.name.removesuffix(".tar.gz") + "/"
+        members = {m.name.removeprefix(top) for m in tf.getmembers() if m.isfile()}
+    expected = set(SDIST_FILES)
+    for tree in SDIST_TREES:
+        expected |= _tracked(tree)
+    assert "examples/quickstart.py" in expected and "docs/ENGINE.md" in expected  # the listing saw them
+    assert sorted(expected - members) == []
+    assert "PKG-INFO" in members and "streamparse/_version.py" in members
+
+
+def test_example_tests_pass_from_the_unpacked_sdist(built: Built, tmp_path: Path) -> None:
+    with tarfile.open(built.sdist) as tf:
+        tf.extractall(tmp_path, filter="data")
+    src = tmp_path / built.sdist.name.removesuffix(".tar.gz")
+    tests = sorted(p.name for p in (src / "tests").glob("test_examples*.py"))
+    assert tests, "the sdist has no example tests"
+    # The example tests put the unpacked tree first on PYTHONPATH, so the examples import its package.
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *[f"tests/{t}" for t in tests]],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"\d+ passed", proc.stdout) and "failed" not in proc.stdout
+
+
+def test_fresh_venv_imports_the_wheel_and_reports_its_version(fresh_venv: Path) -> None:
+    python = str(fresh_venv / "bin" / "python")
+    code = "import streamparse, pathlib; print(streamparse.__version__); print(pathlib.Path(streamparse.__file__))"
+    proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=_clean_env(), cwd=fresh_venv)
+    assert proc.returncode == 0, proc.stderr
+    version, location = proc.stdout.splitlines()
+    assert version == _version()
+    assert Path(location).is_relative_to(fresh_venv)  # the installed copy, not the source tree
+    cli = subprocess.run(
+        [str(fresh_venv / "bin" / "streamparse"), "--version"], capture_output=True, text=True, env=_clean_env()
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout.strip() == f"streamparse {_version()}"
+
+
+def test_fresh_venv_parses_with_the_core_install_alone(fresh_venv: Path) -> None:
+    code = (
+        "from streamparse import parse\n"
+        'r = parse(\'Hi<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>\', formats=[\'hermes\'])\n'
+        "print(r.text, r.tool_calls[0].name, r.tool_calls[0].arguments)\n"
+    )
+    proc = subprocess.run(
+        [str(fresh_venv / "bin" / "python"), "-c", code], capture_output=True, text=True, env=_clean_env()
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Hi f {'x': 1}"
+
+
+def test_serve_without_the_cli_extra_names_the_extra_in_one_line(fresh_venv: Path) -> None:
+    proc = subprocess.run(
+        [str(fresh_venv / "bin" / "streamparse"), "serve", "--upstream", "http://127.0.0.1:9/v1"],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "streamparse-llm[cli]" in lines[0] and lines[0].startswith("streamparse serve:")

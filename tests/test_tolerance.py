@@ -1,0 +1,64 @@
+"""Tolerant where peers are tolerant and nothing unsafe follows (issue 10 item 6)."""
+
+from __future__ import annotations
+
+import pytest
+from invariants import calls, check_stream
+
+from streamparse import StreamParser
+
+
+def _tool(name: str, props: dict[str, object]) -> list[dict[str, object]]:
+    return [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": props}}}]
+
+
+@pytest.mark.parametrize(
+    ("alias", "value", "expected"),
+    [
+        ("float", "3.14", 3.14),
+        ("int", "42", 42),
+        ("bool", "true", True),
+        ("dict", '{"k": 1}', {"k": 1}),
+        ("list", "[1, 2]", [1, 2]),
+        ("str", "7", "7"),
+    ],
+)
+def test_non_standard_schema_type_names_are_read_as_their_json_schema_type(
+    alias: str, value: str, expected: object
+) -> None:
+    tools = _tool("f", {"x": {"type": alias}})
+    text = f"<tool_call>\n<function=f>\n<parameter=x>\n{value}\n</parameter>\n</function>\n</tool_call>"
+    result = check_stream(text, formats=["qwen3_coder"], tools=tools)
+    assert calls(result) == [("f", {"x": expected})]
+
+
+def test_a_property_named_type_keeps_its_schema() -> None:
+    tools = _tool("f", {"type": {"type": "str"}})
+    StreamParser(tools=tools)  # no error: "type" here is a property name, its schema's type an alias
+
+
+def test_unknown_type_names_still_fail_in_the_constructor() -> None:
+    with pytest.raises(ValueError, match="invalid JSON Schema"):
+        StreamParser(tools=_tool("f", {"x": {"type": "whatever"}}))
+
+
+def test_glm_values_are_stripped_of_indentation() -> None:
+    text = (
+        "<tool_call>get_weather\n    <arg_key>city</arg_key>\n    <arg_value>  Dallas\n    </arg_value>\n"
+        "    <arg_key>state</arg_key>\n    <arg_value>TX</arg_value>\n    </tool_call>"
+    )
+    result = check_stream(text, formats=["glm45"])
+    assert calls(result) == [("get_weather", {"city": "Dallas", "state": "TX"})]
+
+
+def test_minimax_values_are_stripped_of_surrounding_whitespace() -> None:
+    text = (
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="q">\n   cats and dogs \n</parameter>\n'
+        "</invoke>\n</minimax:tool_call>"
+    )
+    assert calls(check_stream(text, formats=["minimax"])) == [("f", {"q": "cats and dogs"})]
+
+
+def test_qwen3_coder_values_lose_one_newline_per_side_as_with_the_peers() -> None:
+    text = "<tool_call>\n<function=w>\n<parameter=content>\n\nline\n\n</parameter>\n</function>\n</tool_call>"
+    assert calls(check_stream(text, formats=["qwen3_coder"])) == [("w", {"content": "\nline\n"})]
