@@ -55,3 +55,36 @@ def test_text_after_the_body_is_not_a_stop_sequence_remainder() -> None:
     """Something other than the closer after the body is malformed markup, whatever the reason."""
     events = run([BODY + " and more"], "stop")
     assert [ev.reason for ev in events if isinstance(ev, ToolCallRejected)] == ["malformed"]
+
+
+TAGGED = [
+    ("glm45", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>", "</tool_call>"),
+    ("qwen3_coder", "<tool_call>\n<function=get_weather>\n<parameter=city>\nBeijing\n</parameter>\n", "</function>"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "body", "closer"), TAGGED)
+@pytest.mark.parametrize("cut", [0, 4])
+def test_tagged_bodies_follow_the_same_rule(fmt: str, body: str, closer: str, cut: int) -> None:
+    text = body + closer[:cut]
+    for chunks in chunkings(text):
+        for reason, verdict in (
+            ("stop", "tool_call_end"),
+            ("length", "tool_call_rejected"),
+            (None, "tool_call_rejected"),
+        ):
+            parser = StreamParser([fmt])
+            events = [ev for chunk in chunks for ev in parser.feed(chunk)] + parser.close(reason)
+            check_deltas(events)
+            verdicts = [ev for ev in events if isinstance(ev, ToolCallEnd | ToolCallRejected)]
+            assert [ev.type for ev in verdicts] == [verdict], (reason, chunks)
+            if verdict == "tool_call_end":
+                assert verdicts[0].call.arguments == {"city": "Beijing"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("fmt", "body"), [(f, b) for f, b, _ in TAGGED])
+def test_an_unfinished_tagged_value_is_truncated_on_a_normal_stop(fmt: str, body: str) -> None:
+    text = body[: body.index("Beijing") + 4]
+    parser = StreamParser([fmt])
+    events = parser.feed(text) + parser.close("stop")
+    assert [ev.reason for ev in events if isinstance(ev, ToolCallRejected)] == ["truncated"]

@@ -80,6 +80,7 @@ def _make_parser(
     model: str | None,
     tools: list[dict[str, Any]] | None,
     start_in_reasoning: bool | None = None,
+    chat_template_kwargs: dict[str, Any] | None = None,
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
@@ -87,7 +88,8 @@ def _make_parser(
     if start_in_reasoning is not None:
         options["start_in_reasoning"] = start_in_reasoning
     if format_names is None:
-        return StreamParser.for_model(model or "", **options)
+        # The request's chat_template_kwargs (enable_thinking...) decide primed reasoning with the preset.
+        return StreamParser.for_model(model or "", chat_template_kwargs=chat_template_kwargs, **options)
     return StreamParser(list(format_names), **options)
 
 
@@ -159,7 +161,8 @@ class StreamparseToolParser(ToolParser):
         peer = self.reasoning_parser
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
-        return _make_parser(self.format_names, model, tools, primed)
+        template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
+        return _make_parser(self.format_names, model, tools, primed, template)
 
     def session(self, request: Any = None, model: str | None = None) -> RequestSession:
         """This request's session, created on first use (by this parser or its reasoning parser)."""
@@ -249,8 +252,9 @@ class StreamparseReasoningParser(ReasoningParser):
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
         self.model = _served_model(kwargs.get("model_config"))
-        template = kwargs.get("chat_template_kwargs") or {}
-        self.primed: bool | None = False if template.get("enable_thinking") is False else None
+        self.template: dict[str, Any] | None = kwargs.get("chat_template_kwargs")
+        # enable_thinking=False: the template closed (or never opened) the reasoning.
+        self.primed: bool | None = False if (self.template or {}).get("enable_thinking") is False else None
         vocab = tokenizer.get_vocab() if tokenizer is not None else {}
         self._open_id = vocab.get(THINK_OPEN)
         self._close_id = vocab.get(THINK_CLOSE)
@@ -268,7 +272,7 @@ class StreamparseReasoningParser(ReasoningParser):
         return THINK_CLOSE
 
     def _parser(self, tools: Any = None) -> StreamParser:
-        return _make_parser(self.format_names, self.model, _tool_specs(tools), self.primed)
+        return _make_parser(self.format_names, self.model, _tool_specs(tools), self.primed, self.template)
 
     def _stream(self) -> RequestSession:
         if self.tool_parser is not None:
@@ -318,7 +322,9 @@ class StreamparseReasoningParser(ReasoningParser):
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
         """The reasoning and the visible text; the calls go to the paired tool parser, which runs next."""
-        one = one_shot(self._parser(getattr(request, "tools", None)), model_output)
+        tools = _tool_specs(getattr(request, "tools", None))
+        model = getattr(request, "model", None) or self.model
+        one = one_shot(_make_parser(self.format_names, model, tools, self.primed, self.template), model_output)
         if self.tool_parser is not None:
             self.tool_parser._handoff = (one.content, one)
             return (one.reasoning or None), (one.content or None)
