@@ -149,17 +149,9 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
-    import uvicorn
+    from ..server.serve import run
 
-    from ..server import create_app
-
-    try:
-        app = create_app(args.upstream, preset=args.model_preset, formats=args.format)
-    except ValueError as exc:  # an unknown --format name
-        print(f"streamparse serve: {exc}", file=sys.stderr)
-        return 2
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
-    return 0
+    return run(args)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -192,14 +184,9 @@ def make_argparser() -> argparse.ArgumentParser:
     fmts.add_argument("--long", action="store_true", help="models, delimiters and parsed result too")
 
     srv = sub.add_parser("serve", help="OpenAI-compatible proxy that turns text tool calls into tool_calls")
-    srv.add_argument(
-        "--upstream", required=True, metavar="URL", help="upstream base URL, e.g. http://127.0.0.1:8080/v1"
-    )
-    srv.add_argument("--host", default="127.0.0.1")
-    srv.add_argument("--port", type=int, default=8000)
-    srv.add_argument("--model-preset", metavar="ID", help="parser preset for every request (default: request's model)")
-    srv.add_argument("--format", action="append", metavar="NAME", help="format name (repeatable); overrides presets")
-    srv.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    from ..server.options import add_arguments
+
+    add_arguments(srv)
     return ap
 
 
