@@ -243,6 +243,33 @@ def test_sse_capture_shows_the_openai_chunks_the_proxy_would_send(driver: Any, b
     print("screenshot:", screenshot("openai-chunks"))
 
 
+def test_a_replay_streams_into_the_page_live_and_stop_ends_it(driver: Any, base_url: str, screenshot: Any) -> None:
+    rec = next(r for r in RECORDINGS if r.name == "qwen3-coder")
+    open_page(driver, base_url)
+    set_value(driver, "speed", "40")  # 40 steps a second: the whole replay would take about 8 s
+    set_value(driver, "chunk", "3")
+    driver.find_element(By.CSS_SELECTOR, f"[data-example='{rec.name}']").click()
+    result = parse(rec.text, formats=rec.formats, tools=DEMO_TOOLS)
+
+    def call_forming() -> bool:
+        page = driver.execute_script(READ_PAGE)
+        return page["state"] == "running" and any(
+            c["status"] == "streaming" and c["arguments_json"] for c in page["calls"]
+        )
+
+    wait_for(driver, call_forming)  # the first call's arguments are growing on screen
+    page = driver.execute_script(READ_PAGE)
+    assert result.text.startswith(page["text"]) and page["text"] != result.text  # a prefix of the final text
+    forming = next(c for c in page["calls"] if c["status"] == "streaming")
+    assert forming["name"] == "write_file"
+    assert result.tool_calls[0].arguments_json.startswith(forming["arguments_json"])
+    print("screenshot:", screenshot("live"))
+    driver.find_element(By.ID, "stop").click()
+    wait_for(driver, lambda: driver.execute_script("return document.body.dataset.state") == "stopped")
+    stopped = driver.execute_script(READ_PAGE)
+    assert len(stopped["text"]) < len(result.text) and stopped["error"] == ""
+
+
 def test_the_page_loads_nothing_from_other_origins(driver: Any, base_url: str) -> None:
     open_page(driver, base_url)
     urls = driver.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)")
