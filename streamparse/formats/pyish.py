@@ -95,8 +95,8 @@ def pythonic_after_prose(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if k >= len(buf):
         return False if final or k - e >= LOOKAHEAD else None
     m = match_head(buf, k, final)
-    if not m:
-        return m
+    if m is None or isinstance(m, bool):
+        return None if m is None else False
     if m.group("name") not in tools:
         return False
     eng.pos = e
