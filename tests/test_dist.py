@@ -223,3 +223,14 @@ def test_serve_without_the_cli_extra_names_the_extra_in_one_line(fresh_venv: Pat
     assert len(lines) == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "streamparse-llm[cli]" in lines[0] and lines[0].startswith("streamparse serve:")
+
+
+def test_demo_in_a_pipe_and_formats_run_with_the_core_install(fresh_venv: Path) -> None:
+    # Only the live terminal view needs rich (the cli extra); piped output is plain text.
+    exe = str(fresh_venv / "bin" / "streamparse")
+    demo = subprocess.run([exe, "demo", "--speed", "0"], capture_output=True, text=True, env=_clean_env(), timeout=120)
+    assert demo.returncode == 0, demo.stderr
+    assert "Traceback" not in demo.stderr and demo.stdout.strip()
+    fmts = subprocess.run([exe, "formats"], capture_output=True, text=True, env=_clean_env(), timeout=60)
+    assert fmts.returncode == 0, fmts.stderr
+    assert fmts.stdout.startswith("hermes")
