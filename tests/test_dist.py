@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -234,3 +235,27 @@ def test_demo_in_a_pipe_and_formats_run_with_the_core_install(fresh_venv: Path) 
     fmts = subprocess.run([exe, "formats"], capture_output=True, text=True, env=_clean_env(), timeout=60)
     assert fmts.returncode == 0, fmts.stderr
     assert fmts.stdout.startswith("hermes")
+
+
+def test_extras_refer_to_this_distribution_by_its_own_name() -> None:
+    # `streamparse[...]` inside an extra would pull the unrelated `streamparse` from the package index.
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert meta["name"] == DIST_NAME
+    wrong = [
+        f"{extra}: {req}"
+        for extra, reqs in meta["optional-dependencies"].items()
+        for req in reqs
+        if re.match(r"streamparse(?![-\w])", req)
+    ]
+    assert wrong == []
+    own = [req for reqs in meta["optional-dependencies"].values() for req in reqs if req.startswith(DIST_NAME)]
+    assert own, "the test extra builds on the cli extra by name"
+
+
+def test_wheel_carries_every_package_file(built: Built) -> None:
+    # Package data (recordings, static pages, py.typed) is easy to forget in package-data: compare with the tree.
+    with zipfile.ZipFile(built.wheel) as zf:
+        names = set(zf.namelist())
+    expected = {p for p in _tracked("streamparse") if "__pycache__" not in p and not p.endswith(".pyc")}
+    assert "streamparse/py.typed" in expected
+    assert sorted(expected - names) == []
