@@ -38,6 +38,10 @@ FormatsOption = Sequence[str] | str | None  # "auto" (or None), one name, or a l
 CallsInReasoning = Literal["ignore", "promote"]
 Fallback = Literal["start", "off", "gated"] | None
 CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
+# Arguments that are not a JSON object: rejected (the default), or passed on as their JSON text (the engine
+# adapters' policy: vLLM's and SGLang's clients validate `arguments` themselves).
+NonObjectArgs = Literal["reject", "pass"]
+NON_OBJECT_ARGS: tuple[NonObjectArgs, ...] = ("reject", "pass")
 
 
 # Harmony's message framing is its own reasoning channel, not a call opener that could end primed reasoning.
@@ -128,8 +132,11 @@ class Config:
         fallback: Fallback = None,
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
+        non_object_args: NonObjectArgs = "reject",
     ) -> None:
         active = catalog.resolve(formats)
+        if non_object_args not in NON_OBJECT_ARGS:
+            raise ValueError(f"non_object_args must be one of {NON_OBJECT_ARGS}, not {non_object_args!r}")
         if calls_in_reasoning not in CALLS_IN_REASONING:
             raise ValueError(f"calls_in_reasoning must be one of {CALLS_IN_REASONING}, not {calls_in_reasoning!r}")
         if fallback not in FALLBACK_MODES:
@@ -147,6 +154,7 @@ class Config:
         self.fallback = fallback
         self.max_call_chars = max_call_chars
         self.id_prefix = id_prefix
+        self.non_object_args = non_object_args
         self.tables = tables(active, calls_in_reasoning == "promote", not self.auto, fallback)
 
     def initial_state(self, eng: Engine) -> State:
