@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DIST_NAME = "streamparse-llm"
 # What the source archive must hold besides the package, so that the suite, examples and docs run from it.
-SDIST_TREES = ("tests", "examples", "docs", "benchmarks", "scripts")
+SDIST_TREES = ("tests", "tests_browser", "examples", "docs", "benchmarks", "scripts")
 SDIST_FILES = ("LICENSE", "README.md", "Makefile", "mkdocs.yml", "pyproject.toml", "MANIFEST.in", ".ci/run")
 
 
