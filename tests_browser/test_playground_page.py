@@ -121,7 +121,9 @@ def test_rejections_are_rendered_with_their_reasons(driver: Any, base_url: str, 
         ("get_weather", "truncated"),
     ]
     assert page["text"] == result.text
-    detail = driver.find_element(By.CSS_SELECTOR, ".call[data-status=rejected] .call-reason").text
+    detail = driver.execute_script(
+        "return document.querySelector('.call[data-status=rejected] .call-reason').textContent"
+    )
     assert "'city' is a required property" in detail
     print("screenshot:", screenshot("done"))
 
@@ -173,7 +175,7 @@ def test_the_held_back_input_is_shown_at_each_step(driver: Any, base_url: str, s
         assert driver.execute_script("return document.querySelector('#annotated .k-held').textContent") == held
     note = driver.find_element(By.ID, "held-note").text
     assert "Inside tool call #0 get_weather" in note
-    status = driver.find_element(By.CSS_SELECTOR, "#calls .call").get_attribute("data-status")
+    status = driver.execute_script("return document.querySelector('#calls .call').dataset.status")
     assert status == "streaming"
     print("screenshot:", screenshot("inside-call"))
 
@@ -235,7 +237,7 @@ def test_sse_capture_shows_the_openai_chunks_the_proxy_would_send(driver: Any, b
     page = replayed(driver)
     assert page["text"] == "I'll look that up.\n"
     driver.find_element(By.CSS_SELECTOR, "[data-tab='openai']").click()
-    rows = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#openai .ev .p")]
+    rows = driver.execute_script("return [...document.querySelectorAll('#openai .ev .p')].map((r) => r.textContent)")
     assert rows[0] == '{"role":"assistant","content":""}'
     assert any('"name":"get_weather"' in r for r in rows)
     assert any('{\\"city\\": \\"Oslo\\"}' in r for r in rows)

@@ -7,7 +7,7 @@ const MAX_EVENT_ROWS = 600;
 const MAX_CHUNK_ROWS = 600;
 let shown = -1; // the step on screen
 let cache = null; // folded state for steps [0, cache.k)
-let framePending = false;
+let framePending = 0; // the requested animation frame, if any
 
 function strong(text) {
   const b = document.createElement("b");
@@ -70,11 +70,12 @@ function stateAt(k) {
 
 function scheduleRender() {
   if (framePending) return;
-  framePending = true;
-  requestAnimationFrame(() => { framePending = false; render(); });
+  framePending = requestAnimationFrame(render);
 }
 
 function render() {
+  if (framePending) cancelAnimationFrame(framePending); // rendered now: the frame asked for is not needed
+  framePending = 0;
   const total = run ? run.steps.length : 0;
   const scrub = $("scrub");
   scrub.max = Math.max(total, 0);
