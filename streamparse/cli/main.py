@@ -154,6 +154,13 @@ def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     return run(args)
 
 
+def cmd_playground(args: argparse.Namespace, out: IO[str]) -> int:
+    from ..playground import serve
+
+    serve(args.host, args.port)
+    return 0
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -187,10 +194,20 @@ def make_argparser() -> argparse.ArgumentParser:
     from ..server.options import add_arguments
 
     add_arguments(srv)
+
+    pg = sub.add_parser("playground", help="a local page: paste model output, replay it, watch what the parser decides")
+    pg.add_argument("--host", default="127.0.0.1")
+    pg.add_argument("--port", type=int, default=8765)
     return ap
 
 
-_COMMANDS = {"demo": cmd_demo, "parse": cmd_parse, "formats": cmd_formats, "serve": cmd_serve}
+_COMMANDS = {
+    "demo": cmd_demo,
+    "parse": cmd_parse,
+    "formats": cmd_formats,
+    "serve": cmd_serve,
+    "playground": cmd_playground,
+}
 
 # Third-party modules that only the `cli` extra installs: a command that needs one says which extra to add.
 CLI_EXTRA_MODULES = frozenset({"rich", "httpx", "httpx_sse", "starlette", "uvicorn"})
