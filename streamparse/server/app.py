@@ -457,5 +457,8 @@ def create_app(
 
 def app_from_env() -> ProxyApp:
     """The app of one uvicorn worker process (``streamparse serve --workers N``), from its environment."""
-    upstream, options = env_options()
+    from .serve import setup_logging
+
+    upstream, options, level = env_options()
+    setup_logging(level)
     return create_app(upstream, options=options)

@@ -10,7 +10,17 @@ import sys
 
 from .options import ENV_OPTIONS, check_not_self, from_args
 
-__all__ = ["run"]
+__all__ = ["run", "setup_logging"]
+
+
+def setup_logging(level: str) -> None:
+    """``--log-level`` for the ``streamparse`` logger (rejections, upstream failures), not only uvicorn's."""
+    sp_log = logging.getLogger("streamparse")
+    if not sp_log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
+        sp_log.addHandler(handler)
+    sp_log.setLevel(level.upper())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,15 +39,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"streamparse serve: {exc}", file=sys.stderr)
         return 2
-    # --log-level reaches the proxy's own logger (rejections, upstream failures), not only uvicorn's.
-    sp_log = logging.getLogger("streamparse")
-    if not sp_log.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
-        sp_log.addHandler(handler)
-    sp_log.setLevel(args.log_level.upper())
+    setup_logging(args.log_level)
     if args.workers > 1:
-        os.environ[ENV_OPTIONS] = json.dumps({"upstream": args.upstream, "options": options.to_json()})
+        os.environ[ENV_OPTIONS] = json.dumps(
+            {"upstream": args.upstream, "options": options.to_json(), "log_level": args.log_level}
+        )
         uvicorn.run(
             "streamparse.server.app:app_from_env",
             factory=True,
