@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 
+from .logs import setup_logging
 from .options import ENV_OPTIONS, check_not_self, from_args
 
-__all__ = ["run", "setup_logging"]
-
-
-def setup_logging(level: str) -> None:
-    """``--log-level`` for the ``streamparse`` logger (rejections, upstream failures), not only uvicorn's."""
-    sp_log = logging.getLogger("streamparse")
-    if not sp_log.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
-        sp_log.addHandler(handler)
-    sp_log.setLevel(level.upper())
+__all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
