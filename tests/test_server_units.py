@@ -78,7 +78,10 @@ def test_writer_fast_path_equals_the_chunk_encoding() -> None:
 def test_writer_maps_ids_and_hands_over_a_rejected_call() -> None:
     writer = OpenAIChunkWriter("m", call_id=lambda pid: "X" + pid)
     writer.write([ToolCallStart(0, "call_0", "get_weather"), ToolCallDelta(0, '{"city": 5}')])
-    chunks = writer.hand_over(ToolCallRejected(0, "schema_violation", "raw", "get_weather", "city: not a string"))
+    rejected = ToolCallRejected(
+        0, "schema_violation", "raw", "get_weather", "city: not a string", "hermes", '{"city": 5}'
+    )
+    chunks = writer.hand_over(rejected)
     calls = [tc for c in chunks for tc in c["choices"][0]["delta"]["tool_calls"]]
     assert calls[0]["id"] == "Xcall_0" and calls[0]["function"]["name"] == "get_weather"
     assert "".join(tc["function"]["arguments"] for tc in calls) == '{"city": 5}'
