@@ -14,6 +14,7 @@ from . import formats as catalog
 from .core.engine import Engine, Handler, MarkerTable, ScanState, State
 from .formats import unmarked
 from .formats.base import Wiring
+from .formats.openers import unparsed_block
 from .states.gates import FALLBACK_MODES, START_FALLBACK
 from .states.start import StartState, intent_handlers
 from .states.text import (
@@ -90,6 +91,10 @@ class Tables:
             primed_ns = {k: [end_primed_reasoning] for k in w.ns}
         self.primed = MarkerTable(primed, primed_ns or None) if not promote else MarkerTable(primed, w.ns)
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
+        for opener, closer in catalog.BLOCK_CLOSERS.items():
+            fmt = catalog.owner(opener, active) if opener in text else None
+            if fmt is not None:
+                text[opener].append(unparsed_block(fmt, closer))  # last: after every format's check
         for t in CONTROL_TOKENS:
             text.setdefault(t, []).append(drop)
         text.setdefault("</s>", []).append(end_of_output_only)

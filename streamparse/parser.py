@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import formats as catalog
@@ -12,6 +12,7 @@ from .core.engine import Engine
 from .errors import ParserClosedError
 from .events import Event, ParseResult
 from .stats import ParserStats
+from .token_input import TokenGuard
 
 log = logging.getLogger("streamparse")
 
@@ -36,6 +37,7 @@ class StreamParser:
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
         non_object_args: NonObjectArgs = "reject",
+        special_tokens: Mapping[int, str] | None = None,
     ) -> None:
         self._config = Config(
             formats,
@@ -48,8 +50,11 @@ class StreamParser:
             non_object_args=non_object_args,
         )
         self._engine = Engine(self._config)
-        # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
-        self.feed = self._engine.feed  # type: ignore[method-assign]
+        # Token-id input (``feed_tokens``): markers that are special tokens count only as their token ids.
+        self._guard = TokenGuard(special_tokens) if special_tokens else None
+        if self._guard is None:
+            # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
+            self.feed = self._engine.feed  # type: ignore[method-assign]
         self.preset: Any = None
 
     @classmethod
@@ -78,9 +83,26 @@ class StreamParser:
         """Consume the next piece of model output; return the events it made certain.
 
         Raises ``ParserClosedError`` after ``close()`` and ``TypeError`` for anything but str/bytes.
-        (Replaced per instance by the engine's method; this is its documentation.)
+        (Replaced per instance by the engine's method; this is its documentation.) With ``special_tokens``,
+        text fed here is plain text, as from tokens that are not special (see :meth:`feed_tokens`).
         """
-        return self._engine.feed(chunk)  # pragma: no cover
+        if isinstance(chunk, str):
+            return self.feed_tokens(((None, chunk),))
+        raise TypeError("a parser given special_tokens takes text (str) or feed_tokens(), not bytes")
+
+    def feed_tokens(self, pieces: Iterable[tuple[int | None, str]]) -> list[Event]:
+        """Consume ``(token id, text)`` pieces. Needs ``special_tokens`` (the tokenizer's table, ``{id: text}``).
+
+        A marker that is a special token is recognised only when it arrives as that token's id: the same
+        characters inside other tokens' text stay text (and reach the events unchanged). ``None`` as the id
+        means plain text.
+        """
+        guard = self._guard
+        if guard is None:
+            raise ValueError("feed_tokens() needs StreamParser(special_tokens={id: text, ...})")
+        if self._engine.closed:
+            raise ParserClosedError("feed() after close(): call reset() to parse a new stream")
+        return guard.clean(self._engine.feed(guard.text(pieces)))
 
     def close(self, reason: str | None = None) -> list[Event]:
         """End of stream: flush held text, finish or reject open calls (end-of-stream rule).
@@ -89,11 +111,23 @@ class StreamParser:
         sequence that ate a closing marker) accepts a call whose body is complete but whose closer is
         missing; anything else (``"length"``...) or ``None`` rejects it as truncated.
         """
-        return self._engine.close(reason)
+        guard = self._guard
+        if guard is None or self._engine.closed:
+            return self._engine.close(reason)
+        tail = guard.flush()
+        head = self._engine.feed(tail) if tail else []
+        return guard.clean(head + self._engine.close(reason))
 
     def reset(self) -> None:
         """Return to the initial state for a new stream (same configuration)."""
         self._engine.reset()
+        if self._guard is not None:
+            self._guard.flush()
+
+    @property
+    def takes_tokens(self) -> bool:
+        """Whether this parser was given ``special_tokens`` (then :meth:`feed_tokens` is its input)."""
+        return self._guard is not None
 
     @property
     def closed(self) -> bool:
