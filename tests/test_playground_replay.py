@@ -242,3 +242,11 @@ def test_every_example_replays_without_unplaced_pieces() -> None:
         _, steps, done = run(ReplayRequest.from_json(ex["state"]))
         assert done["unplaced"] == 0, ex["name"]
         assert any(e["type"] == "tool_call_end" for s in steps for e in s["events"]), ex["name"]
+
+
+@pytest.mark.parametrize(("mode", "calls"), [("ignore", 0), ("promote", 1)])
+def test_calls_in_reasoning_follow_the_requested_policy(mode: str, calls: int) -> None:
+    text = '<think>I will call.<tool_call>{"name": "f", "arguments": {}}</tool_call></think>Done.'
+    body = {"input": text, "formats": ["hermes"], "calls_in_reasoning": mode}
+    _, steps, _ = run(ReplayRequest.from_json(body))
+    assert sum(e["type"] == "tool_call_end" for s in steps for e in s["events"]) == calls

@@ -190,6 +190,7 @@ def test_the_share_link_holds_the_whole_state_and_restores_it(driver: Any, base_
         "chunk_size": 9,
         "speed": 200,
         "start_in_reasoning": False,
+        "calls_in_reasoning": "promote",
     }
     open_page(driver, base_url)
     for field, value in [("input", state["input"]), ("model", state["model"]), ("tools", state["tools"])]:
@@ -197,6 +198,7 @@ def test_the_share_link_holds_the_whole_state_and_restores_it(driver: Any, base_
     set_value(driver, "chunk", "9")
     set_value(driver, "speed", "200")
     set_value(driver, "sir", "false")
+    set_value(driver, "cir", "promote")
     set_value(driver, "input-kind", "text")
     driver.execute_script("document.querySelector(\"#formats input[value='hermes']\").click()")
     driver.find_element(By.ID, "share").click()
@@ -214,6 +216,7 @@ def test_the_share_link_holds_the_whole_state_and_restores_it(driver: Any, base_
         " tools: document.getElementById('tools').value,"
         " kind: document.getElementById('input-kind').value, chunk: document.getElementById('chunk').value,"
         " speed: document.getElementById('speed').value, sir: document.getElementById('sir').value,"
+        " cir: document.getElementById('cir').value,"
         " formats: [...document.querySelectorAll('#formats input:checked')].map((e) => e.value)}"
     )
     assert restored == {
@@ -224,6 +227,7 @@ def test_the_share_link_holds_the_whole_state_and_restores_it(driver: Any, base_
         "chunk": "9",
         "speed": "200",
         "sir": "false",
+        "cir": "promote",
         "formats": ["hermes"],
     }
     assert [(c["name"], c["status"]) for c in page["calls"]] == [("get_weather", "accepted")]

@@ -22,6 +22,7 @@ function readForm() {
     chunk_size: Number($("chunk").value) || 1,
     speed: Number($("speed").value),
     start_in_reasoning: sir === "" ? null : sir === "true",
+    calls_in_reasoning: $("cir").value,
   };
 }
 
@@ -36,6 +37,7 @@ function writeForm(state) {
   const speed = String(state.speed ?? 40);
   $("speed").value = [...$("speed").options].some((o) => o.value === speed) ? speed : "40";
   $("sir").value = state.start_in_reasoning === true ? "true" : state.start_in_reasoning === false ? "false" : "";
+  $("cir").value = state.calls_in_reasoning === "promote" ? "promote" : "ignore";
   if (want.size) $("formats-box").open = true;
   if ((state.tools || "").trim()) $("tools-box").open = true;
   formChanged();
@@ -275,7 +277,7 @@ async function init() {
   buildExamples();
   buildFormats();
   ["input", "model", "tools"].forEach((id) => $(id).addEventListener("input", formChanged));
-  ["input-kind", "sir", "speed", "chunk"].forEach((id) => $(id).addEventListener("change", formChanged));
+  ["input-kind", "sir", "cir", "speed", "chunk"].forEach((id) => $(id).addEventListener("change", formChanged));
   $("formats").addEventListener("change", formChanged);
   $("formats-clear").addEventListener("click", () => {
     document.querySelectorAll("#formats input").forEach((el) => { el.checked = false; });
