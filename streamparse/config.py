@@ -37,7 +37,12 @@ from .tools import ToolSet
 FormatsOption = Sequence[str] | str | None  # "auto" (or None), one name, or a list of names
 CallsInReasoning = Literal["ignore", "promote"]
 Fallback = Literal["start", "off", "gated"] | None
+# "lenient": a JSON string where the tool's schema admits no string is converted when the text has one
+# meaning ("true" -> true for a boolean, "5" -> 5 for an integer), recorded as the repair lenient_types;
+# "strict": JSON arguments are validated exactly as written.
+Coercion = Literal["lenient", "strict"]
 CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
+COERCIONS: tuple[Coercion, ...] = ("lenient", "strict")
 
 
 # Harmony's message framing is its own reasoning channel, not a call opener that could end primed reasoning.
@@ -111,7 +116,10 @@ def _unnamed_start_handlers(active: tuple[str, ...]) -> tuple[Handler, ...]:
 
 
 @lru_cache(maxsize=64)
-def tables(active: tuple[str, ...], promote: bool, explicit: bool = False, fallback: str | None = None) -> Tables:
+def tables(
+    active: tuple[str, ...], promote: bool, explicit: bool = False, fallback: str | None = None, generation: int = 0
+) -> Tables:
+    """The tables of one configuration; ``generation`` (of the catalog) keeps a re-registered name fresh."""
     return Tables(active, promote, explicit, fallback)
 
 
@@ -128,8 +136,11 @@ class Config:
         fallback: Fallback = None,
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
+        coercion: Coercion = "lenient",
     ) -> None:
         active = catalog.resolve(formats)
+        if coercion not in COERCIONS:
+            raise ValueError(f"coercion must be one of {COERCIONS}, not {coercion!r}")
         if calls_in_reasoning not in CALLS_IN_REASONING:
             raise ValueError(f"calls_in_reasoning must be one of {CALLS_IN_REASONING}, not {calls_in_reasoning!r}")
         if fallback not in FALLBACK_MODES:
@@ -147,7 +158,9 @@ class Config:
         self.fallback = fallback
         self.max_call_chars = max_call_chars
         self.id_prefix = id_prefix
-        self.tables = tables(active, calls_in_reasoning == "promote", not self.auto, fallback)
+        self.coercion = coercion
+        promote = calls_in_reasoning == "promote"
+        self.tables = tables(active, promote, not self.auto, fallback, catalog.generation())
 
     def initial_state(self, eng: Engine) -> State:
         return ScanState(self.tables.text)

@@ -244,6 +244,7 @@ class _Tool:
     description: str | None
     parameters: dict[str, Any]
     function: Callable[..., Any] | None = None
+    model: type[BaseModel] | None = None
 
 
 def _require_name(name: Any, where: str) -> str:
@@ -273,7 +274,7 @@ def _from_model(model: type[BaseModel], name: str | None = None) -> _Tool:
     schema = model.model_json_schema(schema_generator=_NoAutoTitles)
     schema.pop("title", None)  # the class name: redundant with the tool name
     description = schema.pop("description", None)  # the docstring belongs to the tool, not its arguments
-    return _Tool(name, _description(description), schema)
+    return _Tool(name, _description(description), schema, model=model)
 
 
 def _from_callable(function: Callable[..., Any], name: str | None = None) -> _Tool:
@@ -411,7 +412,7 @@ class ToolSet:
                 f"tool {name!r}: parameters must be an object schema (arguments are a JSON object), "
                 f"got type {schema.get('type')!r}"
             )
-        self._tools[name] = _Tool(name, tool.description, schema, tool.function)
+        self._tools[name] = _Tool(name, tool.description, schema, tool.function, tool.model)
         self._validators[name] = validator
         props = schema.get("properties")
         self._properties[name] = (
@@ -479,6 +480,31 @@ class ToolSet:
         if error is None:
             return None
         return f"{_render_path(error.absolute_path)}: {_truncate(error.message)}"
+
+    def model_for(self, name: str) -> type[BaseModel] | None:
+        """The pydantic model class behind ``name`` when the tool was given as one."""
+        tool = self._tools.get(name)
+        return tool.model if tool is not None else None
+
+    def instantiate(self, name: str, arguments: dict[str, Any]) -> tuple[Any, str | None]:
+        """``(instance, None)`` for a tool given as a pydantic model (``model_validate(arguments)``),
+        ``(None, None)`` for any other tool, ``(None, detail)`` when the model refuses arguments the JSON
+        Schema accepted (a custom validator, say): the call is then rejected, never half-valid. Never raises."""
+        tool = self._tools.get(name)
+        if tool is None or tool.model is None:
+            return None, None
+        try:
+            return tool.model.model_validate(arguments), None
+        except Exception as exc:  # pydantic.ValidationError, or whatever a user validator raises
+            errors = getattr(exc, "errors", None)
+            if callable(errors):
+                try:
+                    first = errors()[0]
+                    where = _render_path(first.get("loc", ()))
+                    return None, f"{where}: {_truncate(str(first.get('msg', exc)))}"
+                except Exception:
+                    pass
+            return None, f"$: {_truncate(f'{type(exc).__name__}: {exc}')}"
 
     def callable_for(self, name: str) -> Callable[..., Any] | None:
         """The Python function behind ``name`` when the tool was given as one (for early dispatch)."""

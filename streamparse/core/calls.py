@@ -27,6 +27,8 @@ class ToolValidator(Protocol):
 
     def property_schema(self, name: str, key: str) -> dict[str, Any] | None: ...
 
+    def instantiate(self, name: str, arguments: dict[str, Any]) -> tuple[Any, str | None]: ...
+
 
 class CallSettings(Protocol):
     """What the call life cycle reads from a configuration."""
@@ -74,6 +76,8 @@ class Candidate:
         "fallback",
         "closed",
         "gate",
+        "outcome",
+        "args_seen",
     )
 
     def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
@@ -94,6 +98,8 @@ class Candidate:
         self.fallback = fallback
         self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
         self.gate: CallGate | None = None  # the gated fallback's policy, when it applies to this call
+        self.outcome: ToolCall | ToolCallRejected | None = None  # the verdict, once emitted (snapshots)
+        self.args_seen: list[str] | None = None  # a rejected call's argument text (kept past too_large)
 
 
 class CallLifecycle:
@@ -110,6 +116,7 @@ class CallLifecycle:
     orphan_window: bool
     stats: ParserStats
     gate: CallGate | None
+    started_calls: list[Candidate]  # every call that had its ToolCallStart, in index order (snapshots)
 
     def begin_call(self, fmt: str, raw_start: int, fallback: bool = False) -> Candidate:
         if self.call is not None:  # defensive: a state forgot to finish its call
@@ -142,6 +149,7 @@ class CallLifecycle:
         if cand.id is None:
             cand.id = f"{self.cfg.id_prefix}{cand.index}"
         cand.started = True
+        self.started_calls.append(cand)
         self.events.append(ToolCallStart(cand.index, cand.id, name))
 
     def args(self, text: str) -> None:
@@ -223,9 +231,12 @@ class CallLifecycle:
             self._reject(cand, Reason.MALFORMED, "arguments are not a JSON object", raw)
             return
         validation = "skipped"
+        parsed = None
         tools = self.cfg.tools
         if tools is not None:
             problem = tools.validate(cand.name, args)
+            if problem is None:
+                parsed, problem = tools.instantiate(cand.name, args)
             if problem is not None:
                 self._reject(cand, Reason.SCHEMA_VIOLATION, problem, raw)
                 return
@@ -241,6 +252,7 @@ class CallLifecycle:
             fallback_used=cand.fallback,
             repairs=list(cand.repairs),
             validation=validation,  # type: ignore[arg-type]
+            parsed=parsed,
         )
         if cand.gate is not None and cand.gate.defer(self, cand, call):
             return  # the gated fallback decides at close
@@ -259,6 +271,7 @@ class CallLifecycle:
             cand.repairs,
             call.validation,
         )
+        cand.outcome = call
         self.events.append(ToolCallEnd(cand.index, call))
 
     def fail_call(self, reason: str, detail: str, end: int) -> None:
@@ -311,4 +324,7 @@ class CallLifecycle:
             cand.fallback,
             detail,
         )
-        self.events.append(ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format))
+        event = ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format, cand.started)
+        cand.outcome = event
+        cand.args_seen = cand.args if cand.started else None
+        self.events.append(event)

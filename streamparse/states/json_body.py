@@ -15,6 +15,7 @@ from ..core.engine import Engine, State
 from ..core.json_reader import DQ_RUN, STRING, JsonReader
 from ..core.lookahead import skip_ws, starts_or_prefix
 from ..rejections import Reason
+from .lenient import LenientArgsSink, LenientValues, lenient_on
 
 NAME_KEYS = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
 ARGS_KEYS = frozenset({"arguments", "parameters", "params", "args", "input"})
@@ -39,6 +40,7 @@ class CallExtractor:
         "obj_done",
         "need_args_key",
         "saw_args",
+        "lenient",
     )
 
     def __init__(self, eng: Engine, fmt: str, base: int, each: bool, fallback: bool = False) -> None:
@@ -55,6 +57,7 @@ class CallExtractor:
         self.in_fn = False
         self.obj_done = False
         self.saw_args = False
+        self.lenient = LenientValues(eng, self.reader) if lenient_on(eng) else None
 
     @property
     def streaming(self) -> bool:
@@ -65,6 +68,9 @@ class CallExtractor:
 
     def value_start(self, depth: int, kind: str, pos: int) -> None:
         eng = self.eng
+        if self.lenient is not None and self.args_depth >= 0 and depth == self.args_depth + 1 and self.args_kind == "{":
+            self.lenient.on_start(kind)
+            return
         if depth == self.base:
             if self.each:
                 eng.begin_call(self.fmt, pos, self.fallback)
@@ -93,6 +99,9 @@ class CallExtractor:
                 self.in_fn = True  # OpenAI nesting: {"type": "function", "function": {"name", "arguments"}}
 
     def key(self, depth: int, key: str) -> None:
+        if self.lenient is not None and self.args_depth >= 0 and depth == self.args_depth + 1 and self.args_kind == "{":
+            self.lenient.on_key(key)
+            return
         if not self._member(depth):
             return
         call = self.eng.call
@@ -108,6 +117,10 @@ class CallExtractor:
 
     def value_end(self, depth: int, pos: int) -> None:
         eng = self.eng
+        lenient = self.lenient
+        if lenient is not None and lenient.holding and self.args_depth >= 0 and depth == self.args_depth + 1:
+            lenient.on_end()
+            return
         if depth == self.args_depth:
             text = self.reader.drain()
             kind = self.args_kind
@@ -377,6 +390,9 @@ class JsonArgsState(_JsonBody):
         self.optional_close = optional_close
         self.fenced = fenced
         self.reader = JsonReader()
+        if lenient_on(eng):
+            self.reader.sink = LenientArgsSink(eng, self.reader)
+            self.reader.watch = 1
         self.phase = 0
         if fenced:
             eng.add_repairs([JSON_FENCE])
@@ -385,6 +401,8 @@ class JsonArgsState(_JsonBody):
         reader = self.reader
         if self.phase or reader.state != STRING or reader.out or reader.quote != '"':
             return None
+        if reader.is_key and reader.sink is not None:
+            return None  # lenient typing reads the keys: they go through the reader
         return DQ_RUN, False
 
     def step(self, eng: Engine, final: bool) -> bool:
