@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test demo bench fuzz lint docs clean test-vllm vllm-baseline bench-vllm
+.PHONY: test test-browser demo bench fuzz lint docs clean test-vllm vllm-baseline bench-vllm
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,23 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The playground in a real browser: Debian's chromium and chromedriver (apt-get when run as root and they are
+# missing; never a downloaded browser), driven by selenium (the `browser` extra). Screenshots: .artifacts/browser.
+BROWSER_STAMP := $(VENV)/.browser
+$(BROWSER_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[browser]"
+	touch $(BROWSER_STAMP)
+
+test-browser: $(BROWSER_STAMP)
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	  else \
+	    echo "test-browser needs chromium and chromedriver: sudo apt-get install -y chromium chromium-driver"; exit 1; \
+	  fi; \
+	fi
+	$(BIN)/python -m pytest -q tests_browser
 
 # The docs site (mkdocs-material + mkdocstrings, in the test extra): built offline into site/, and any
 # warning (a broken link, a missing page or snippet) fails the build.
@@ -31,8 +48,8 @@ fuzz: $(STAMP)
 	$(BIN)/python benchmarks/fuzz.py --inputs 1000000
 
 lint: $(STAMP)
-	$(BIN)/ruff check streamparse tests benchmarks examples
-	$(BIN)/ruff format --check streamparse tests benchmarks examples
+	$(BIN)/ruff check streamparse tests tests_browser benchmarks examples
+	$(BIN)/ruff format --check streamparse tests tests_browser benchmarks examples
 	$(BIN)/mypy streamparse
 	$(BIN)/lint-imports
 

@@ -43,6 +43,10 @@ Fallback = Literal["start", "off", "gated"] | None
 Coercion = Literal["lenient", "strict"]
 CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
 COERCIONS: tuple[Coercion, ...] = ("lenient", "strict")
+# Arguments that are not a JSON object: rejected (the default), or passed on as their JSON text (the engine
+# adapters' policy: vLLM's and SGLang's clients validate `arguments` themselves).
+NonObjectArgs = Literal["reject", "pass"]
+NON_OBJECT_ARGS: tuple[NonObjectArgs, ...] = ("reject", "pass")
 
 
 # Harmony's message framing is its own reasoning channel, not a call opener that could end primed reasoning.
@@ -141,6 +145,11 @@ class Config:
         active = catalog.resolve(formats)
         if coercion not in COERCIONS:
             raise ValueError(f"coercion must be one of {COERCIONS}, not {coercion!r}")
+        non_object_args: NonObjectArgs = "reject",
+    ) -> None:
+        active = catalog.resolve(formats)
+        if non_object_args not in NON_OBJECT_ARGS:
+            raise ValueError(f"non_object_args must be one of {NON_OBJECT_ARGS}, not {non_object_args!r}")
         if calls_in_reasoning not in CALLS_IN_REASONING:
             raise ValueError(f"calls_in_reasoning must be one of {CALLS_IN_REASONING}, not {calls_in_reasoning!r}")
         if fallback not in FALLBACK_MODES:
@@ -159,6 +168,7 @@ class Config:
         self.max_call_chars = max_call_chars
         self.id_prefix = id_prefix
         self.coercion = coercion
+        self.non_object_args = non_object_args
         promote = calls_in_reasoning == "promote"
         self.tables = tables(active, promote, not self.auto, fallback, catalog.generation())
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import formats as catalog
-from .config import CallsInReasoning, Coercion, Config, Fallback, FormatsOption
+from .config import CallsInReasoning, Coercion, Config, Fallback, FormatsOption, NonObjectArgs
 from .core.engine import Engine
 from .errors import ParserClosedError
 from .events import Event, ParseResult, ToolCall
@@ -43,6 +43,7 @@ class StreamParser:
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
         coercion: Coercion = "lenient",
+        non_object_args: NonObjectArgs = "reject",
     ) -> None:
         self._config = Config(
             formats,
@@ -53,6 +54,7 @@ class StreamParser:
             max_call_chars=max_call_chars,
             id_prefix=id_prefix,
             coercion=coercion,
+            non_object_args=non_object_args,
         )
         self._engine = Engine(self._config)
         # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
@@ -90,9 +92,14 @@ class StreamParser:
         """
         return self._engine.feed(chunk)  # pragma: no cover
 
-    def close(self) -> list[Event]:
-        """End of stream: flush held text, finish or reject open calls (end-of-stream rule)."""
-        return self._engine.close()
+    def close(self, reason: str | None = None) -> list[Event]:
+        """End of stream: flush held text, finish or reject open calls (end-of-stream rule).
+
+        ``reason`` is why the stream ended, as the server reports it. ``"stop"`` (a normal stop, e.g. a stop
+        sequence that ate a closing marker) accepts a call whose body is complete but whose closer is
+        missing; anything else (``"length"``...) or ``None`` rejects it as truncated.
+        """
+        return self._engine.close(reason)
 
     def reset(self) -> None:
         """Return to the initial state for a new stream (same configuration)."""

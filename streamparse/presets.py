@@ -38,7 +38,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Preset", "Rule", "RULES", "normalize", "preset_for", "known_families", "start_in_reasoning_for"]
+IdStyle = Literal["openai", "alnum9"]
+
+__all__ = [
+    "IdStyle",
+    "Preset",
+    "Rule",
+    "RULES",
+    "normalize",
+    "preset_for",
+    "known_families",
+    "start_in_reasoning_for",
+]
 
 logger = logging.getLogger("streamparse")
 
@@ -56,6 +67,9 @@ class Preset:
     matched: bool
     note: str = ""
     """Why the preset is what it is, where that is not obvious (variants, priming decisions)."""
+    id_style: IdStyle = "openai"
+    """The call-id shape the family's chat template accepts back in the next turn: ``"openai"`` (any
+    string) or ``"alnum9"`` (exactly 9 letters/digits: Mistral's templates reject anything else)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +87,9 @@ class Rule:
 
     @property
     def preset(self) -> Preset:
-        return Preset(self.family, self.formats, self.start_in_reasoning, True, self.note)
+        # Every family that writes the mistral format uses a Mistral tokenizer and template.
+        id_style: IdStyle = "alnum9" if "mistral" in self.formats else "openai"
+        return Preset(self.family, self.formats, self.start_in_reasoning, True, self.note, id_style)
 
 
 # "think"/"thinking" as a word start (not "nothink", "rethink"), or "reason" (deepseek-reasoner, -reasoning).

@@ -55,6 +55,8 @@ def cases(source: str, mode: str = "preset") -> list[Case]:
     data = load(source)
     out = []
     for raw in data["cases"]:
+        if mode == "auto" and raw.get("not_auto"):
+            continue  # the prompt carries format markup only a preset knows (the fixture says why)
         options = dict(raw.get("options", {}))
         tools = raw.get("tools", data.get("tools"))
         if tools is not None and "tools" not in options:

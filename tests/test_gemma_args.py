@@ -91,7 +91,7 @@ def test_empty_arguments() -> None:
         "[1]",
         "a:1",
         "{a:bare}",
-        "{a:True}",
+        "{a:Yes}",
         "{a:'x'}",
         '{a:"x"}',
         "{a:01}",
@@ -301,3 +301,8 @@ def test_arbitrary_unicode_gives_json_or_a_value_error(text: str, prefix: str) -
         except ValueError:
             continue
         assert isinstance(json.loads(out), dict)
+
+
+def test_python_literals_the_chat_template_prints_are_read_as_json() -> None:
+    # Gemma 4's chat template renders a None / True / False argument the Python way (issue 10).
+    assert json.loads(gemma_args_to_json("{a:None,b:True,c:False}")) == {"a": None, "b": True, "c": False}

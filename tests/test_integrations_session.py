@@ -9,6 +9,7 @@ from invariants import random_pieces
 
 from streamparse import StreamParser
 from streamparse.integrations import Piece, RequestSession, one_shot
+from streamparse.integrations.session import split
 
 CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 TEXT = "<think>Weather? " + CALL + "</think>Sure." + CALL.replace("Paris", "Rome") + " Done."
@@ -78,3 +79,13 @@ def test_finish_flushes_held_text_once() -> None:
     assert s.push("Hi <tool").content == "Hi "
     assert s.finish().content == "<tool"
     assert s.finish() is None
+
+
+def test_one_shot_moves_text_an_orphan_think_closer_showed_was_reasoning() -> None:
+    text = "Let me think about it.</think>The answer." + CALL
+    whole = one_shot(StreamParser(["hermes"], calls_in_reasoning="promote"), text)
+    assert (whole.reasoning, whole.content) == ("Let me think about it.", "The answer.")
+    for seed in range(6):
+        pieces = drain(session(), random_pieces(text, seed))
+        assert any(p.text_was_reasoning for p in pieces)
+        assert split(pieces) == ("The answer.", "Let me think about it.")

@@ -75,3 +75,12 @@ def test_install_commands_anywhere_in_the_docs_use_the_distribution_name() -> No
         if wrong.search(line) and "unrelated" not in line  # the README says why the name differs
     ]
     assert offenders == []
+
+
+def test_format_count_and_list_match_the_catalog() -> None:
+    from streamparse import formats
+
+    match = re.search(r"(\d+) formats in all", README)
+    assert match and int(match.group(1)) == len(formats.names())
+    listed = README[README.index("## Formats") :].split("##", 2)[1]
+    assert [n for n in formats.names() if not re.search(rf"\b{n}\b", listed)] == []

@@ -149,16 +149,15 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
-    import uvicorn
+    from ..server.serve import run
 
-    from ..server import create_app
+    return run(args)
 
-    try:
-        app = create_app(args.upstream, preset=args.model_preset, formats=args.format)
-    except ValueError as exc:  # an unknown --format name
-        print(f"streamparse serve: {exc}", file=sys.stderr)
-        return 2
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+
+def cmd_playground(args: argparse.Namespace, out: IO[str]) -> int:
+    from ..playground import serve
+
+    serve(args.host, args.port)
     return 0
 
 
@@ -192,18 +191,23 @@ def make_argparser() -> argparse.ArgumentParser:
     fmts.add_argument("--long", action="store_true", help="models, delimiters and parsed result too")
 
     srv = sub.add_parser("serve", help="OpenAI-compatible proxy that turns text tool calls into tool_calls")
-    srv.add_argument(
-        "--upstream", required=True, metavar="URL", help="upstream base URL, e.g. http://127.0.0.1:8080/v1"
-    )
-    srv.add_argument("--host", default="127.0.0.1")
-    srv.add_argument("--port", type=int, default=8000)
-    srv.add_argument("--model-preset", metavar="ID", help="parser preset for every request (default: request's model)")
-    srv.add_argument("--format", action="append", metavar="NAME", help="format name (repeatable); overrides presets")
-    srv.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    from ..server.options import add_arguments
+
+    add_arguments(srv)
+
+    pg = sub.add_parser("playground", help="a local page: paste model output, replay it, watch what the parser decides")
+    pg.add_argument("--host", default="127.0.0.1")
+    pg.add_argument("--port", type=int, default=8765)
     return ap
 
 
-_COMMANDS = {"demo": cmd_demo, "parse": cmd_parse, "formats": cmd_formats, "serve": cmd_serve}
+_COMMANDS = {
+    "demo": cmd_demo,
+    "parse": cmd_parse,
+    "formats": cmd_formats,
+    "serve": cmd_serve,
+    "playground": cmd_playground,
+}
 
 # Third-party modules that only the `cli` extra installs: a command that needs one says which extra to add.
 CLI_EXTRA_MODULES = frozenset({"rich", "httpx", "httpx_sse", "starlette", "uvicorn"})

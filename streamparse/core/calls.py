@@ -42,6 +42,10 @@ class CallSettings(Protocol):
     @property
     def id_prefix(self) -> str: ...
 
+    @property
+    def non_object_args(self) -> str:
+        """``"reject"`` arguments that are not a JSON object, or ``"pass"`` them on as their JSON text."""
+
 
 class CallGate(Protocol):
     """A policy that sees every call begin and may hold a valid call's verdict (the gated fallback)."""
@@ -227,13 +231,15 @@ class CallLifecycle:
         except (ValueError, RecursionError) as exc:
             self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
             return
-        if not isinstance(args, dict):
-            self._reject(cand, Reason.MALFORMED, "arguments are not a JSON object", raw)
-            return
         validation = "skipped"
         parsed = None
+        if not isinstance(args, dict):
+            if self.cfg.non_object_args != "pass":
+                self._reject(cand, Reason.MALFORMED, "arguments are not a JSON object", raw)
+                return
+            args = {}  # the value is in arguments_json; there is no object to validate or to hand out
         tools = self.cfg.tools
-        if tools is not None:
+        if tools is not None and args_json.lstrip().startswith("{"):
             problem = tools.validate(cand.name, args)
             if problem is None:
                 parsed, problem = tools.instantiate(cand.name, args)

@@ -211,6 +211,7 @@ class Engine(CallLifecycle):
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
         self.gatebook: GateBook | None = None  # once a gated fallback was opened (settled at close)
         self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork
+        self.end_reason: str | None = None  # why the stream ended, as close() was told (None: not told)
         cfg.start(self)
         self._arm_text()
 
@@ -305,9 +306,10 @@ class Engine(CallLifecycle):
             self._trim()
         return self.events
 
-    def close(self) -> list[Event]:
+    def close(self, reason: str | None = None) -> list[Event]:
         if self.closed:
             raise ParserClosedError("close() was already called: call reset() to parse a new stream")
+        self.end_reason = reason
         tail = self.decoder.decode(b"", final=True)
         head = self.feed(tail) if tail else []
         self.closed = True

@@ -23,7 +23,9 @@ FUNCTIONGEMMA_STRING_DELIM = "<escape>"
 _WORD = re.compile(r'[^\s:,{}\[\]<"]++')
 _SPACE = re.compile(r"\s*+")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?P<frac>\.[0-9]++)?(?P<exp>[eE][+-]?[0-9]++)?")
-_LITERALS = {"true": "true", "false": "false", "null": "null"}
+# Gemma 4's chat template prints a Python ``None`` / ``True`` / ``False`` argument as such, so a model
+# trained on it writes them too: read as JSON's null / true / false.
+_LITERALS = {"true": "true", "false": "false", "null": "null", "None": "null", "True": "true", "False": "false"}
 
 _KEY, _VALUE, _AFTER = 0, 1, 2
 

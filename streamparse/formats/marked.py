@@ -152,9 +152,31 @@ def granite_tag(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
+def granite_response_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """Granite 3.2 thinking: ``<think>...</think><response>ANSWER</response>``; the tag right after the
+    reasoning closer is markup."""
+    if s < 8 or eng.buf[s - 8 : s] != "</think>":
+        return False
+    eng.pos = e
+    return True
+
+
+def granite_response_close(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``</response>`` ending the output (only whitespace after it) is markup."""
+    j = skip_ws(eng.buf, e)
+    if j < len(eng.buf) or j - e >= LOOKAHEAD:
+        return False
+    if not final:
+        return None
+    eng.pos = len(eng.buf)
+    return True
+
+
 def wire_granite(w: Wiring) -> None:
     w.on(GRANITE_TOKEN, granite_token)
     w.on("<tool_call>", granite_tag)
+    w.on("<response>", granite_response_open)
+    w.on("</response>", granite_response_close)
 
 
 # -- phi4_mini --------------------------------------------------------------------------------------------

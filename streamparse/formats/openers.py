@@ -68,8 +68,13 @@ def json_call(
     return handler
 
 
-def block(opener_table: Callable[[], MarkerTable], continuation: str | None = None) -> Handler:
-    """A section opener: what follows (after whitespace) must begin with ``continuation`` if given."""
+def block(
+    opener_table: Callable[[], MarkerTable],
+    continuation: str | None = None,
+    junk: tuple[str, tuple[str, ...]] | None = None,
+) -> Handler:
+    """A section opener: what follows (after whitespace) must begin with ``continuation`` if given.
+    ``junk`` (format, closers): a special-token section whose stray text is broken markup (BlockState)."""
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         if continuation is not None:
@@ -80,7 +85,7 @@ def block(opener_table: Callable[[], MarkerTable], continuation: str | None = No
             if not ok:
                 return ok if not final else False
         eng.pos = e
-        eng.push(BlockState(opener_table()))
+        eng.push(BlockState(opener_table(), junk, eng.next_index))
         return True
 
     return handler

@@ -77,8 +77,10 @@ _DS_BLOCK = block_table({DS_CALL_BEGIN: deepseek_call}, (DS_CALLS_END,))
 def wire_deepseek(w: Wiring) -> None:
     if DS_CALLS_BEGIN in w.markers:  # v3 and v3.1 share every token: wire once
         return
-    w.on(DS_CALLS_BEGIN, block(_DS_BLOCK))
-    w.on(DS_CALLS_SHORT, block(_DS_BLOCK))
+    fmt = "deepseek_v31" if "deepseek_v31" in w.active and "deepseek_v3" not in w.active else "deepseek_v3"
+    junk = (fmt, (DS_CALLS_END,))
+    w.on(DS_CALLS_BEGIN, block(_DS_BLOCK, junk=junk))
+    w.on(DS_CALLS_SHORT, block(_DS_BLOCK, junk=junk))
     w.on(DS_CALL_BEGIN, deepseek_call)
 
 

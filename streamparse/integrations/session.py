@@ -12,13 +12,14 @@ before its name was known never took an index, so the next call does not leave a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from streamparse import (
     ReasoningDelta,
     StreamParser,
     TextDelta,
+    TextWasReasoning,
     ToolCall,
     ToolCallDelta,
     ToolCallEnd,
@@ -27,7 +28,7 @@ from streamparse import (
 )
 from streamparse.events import Event
 
-__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "one_shot"]
+__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "one_shot", "split"]
 
 
 @dataclass(slots=True)
@@ -47,9 +48,12 @@ class Piece:
     content: str = ""
     reasoning: str = ""
     calls: list[CallPiece] = field(default_factory=list)
+    text_was_reasoning: bool = False
+    """An orphan ``</think>`` said the content sent before this piece was reasoning (a stream cannot take
+    it back; :func:`one_shot` moves it)."""
 
     def __bool__(self) -> bool:
-        return bool(self.content or self.reasoning or self.calls)
+        return bool(self.content or self.reasoning or self.calls or self.text_was_reasoning)
 
 
 class RequestSession:
@@ -80,11 +84,15 @@ class RequestSession:
             return None
         return self._piece(self.parser.feed(text))
 
-    def finish(self) -> Piece | None:
-        """End of stream: flush held text and finish or reject open calls."""
+    def finish(self, reason: str | None = "stop") -> Piece | None:
+        """End of stream: flush held text and finish or reject open calls.
+
+        ``reason`` is the engine's finish reason: on ``"stop"`` a call whose body is complete but whose
+        closing marker a stop sequence ate is accepted; on ``"length"`` it is rejected as truncated.
+        """
         if self.parser.closed:
             return None
-        return self._piece(self.parser.close())
+        return self._piece(self.parser.close(reason))
 
     def _piece(self, events: list[Event]) -> Piece | None:
         if not events:
@@ -92,6 +100,7 @@ class RequestSession:
         content: list[str] = []
         reasoning: list[str] = []
         calls: list[CallPiece] = []
+        moved = False
         for ev in events:
             if isinstance(ev, TextDelta):
                 content.append(ev.text)
@@ -117,7 +126,11 @@ class RequestSession:
                 self.rejected.append(ev)
                 if ev.index in self._index:
                     self.rejected_after_name.append(ev)
-        piece = Piece("".join(content), "".join(reasoning), calls)
+            elif isinstance(ev, TextWasReasoning):
+                moved = True
+                reasoning.insert(0, "".join(content))  # this piece's text so far was reasoning too
+                content.clear()
+        piece = Piece("".join(content), "".join(reasoning), calls, moved)
         return piece if piece else None
 
     def _arguments(self, calls: list[CallPiece], index: int, fragment: str) -> None:
@@ -141,10 +154,21 @@ class OneShot:
     rejected: list[ToolCallRejected]
 
 
-def one_shot(parser: StreamParser, text: str) -> OneShot:
+def one_shot(parser: StreamParser, text: str, reason: str | None = "stop") -> OneShot:
     """Parse a complete output with a fresh ``parser``: the same engine as the streaming path."""
     session = RequestSession(parser)
-    pieces = [session.push(text), session.finish()]
-    content = "".join(p.content for p in pieces if p)
-    reasoning = "".join(p.reasoning for p in pieces if p)
+    content, reasoning = split(p for p in (session.push(text), session.finish(reason)) if p is not None)
     return OneShot(content, reasoning, session.accepted, session.rejected)
+
+
+def split(pieces: Iterable[Piece]) -> tuple[str, str]:
+    """Content and reasoning of whole pieces, with content an orphan ``</think>`` showed was reasoning moved."""
+    content: list[str] = []
+    reasoning: list[str] = []
+    for piece in pieces:
+        if piece.text_was_reasoning:
+            reasoning.insert(0, "".join(content))
+            content.clear()
+        content.append(piece.content)
+        reasoning.append(piece.reasoning)
+    return "".join(content), "".join(reasoning)

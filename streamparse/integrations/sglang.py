@@ -22,7 +22,7 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
 from streamparse import StreamParser, formats
 
-from .session import Piece, RequestSession
+from .session import Piece, RequestSession, split
 
 __all__ = ["StreamparseDetector", "register", "DETECTORS", "main"]
 
@@ -56,7 +56,8 @@ class StreamparseDetector(BaseFormatDetector):
 
     def _parser(self, tools: Any) -> StreamParser:
         names: Any = list(self.format_names) if self.format_names else "auto"
-        return StreamParser(names, tools=_tool_specs(tools), calls_in_reasoning="promote")
+        # Same engine policy as the vLLM adapter (docs/integrations.md).
+        return StreamParser(names, tools=_tool_specs(tools), calls_in_reasoning="promote", non_object_args="pass")
 
     def has_tool_call(self, text: str) -> bool:
         """Whether ``text`` holds a call this detector accepts (a full parse: the markers alone can lie)."""
@@ -71,7 +72,8 @@ class StreamparseDetector(BaseFormatDetector):
             ToolCallItem(tool_index=positions.get(c.name, -1), name=c.name, parameters=c.arguments_json)
             for c in session.accepted
         ]
-        text_out = "".join(p.reasoning + p.content for p in pieces if p)
+        content, reasoning = split(p for p in pieces if p is not None)
+        text_out = reasoning + content
         return StreamingParseResult(normal_text=text_out, calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:

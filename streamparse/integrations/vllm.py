@@ -33,9 +33,8 @@ from vllm.renderers.chat_utils import make_tool_call_id
 from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 from streamparse import StreamParser, formats
-from streamparse.events import Event, TextDelta, ToolCallEnd, ToolCallRejected
 
-from .session import Piece, RequestSession
+from .session import OneShot, Piece, RequestSession, one_shot
 
 __all__ = ["StreamparseToolParser", "StreamparseReasoningParser", "register", "tool_parser_names"]
 
@@ -48,11 +47,12 @@ def _new_id(_name: str) -> str:
     return str(make_tool_call_id())
 
 
-def _tool_names(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
-    """The request's tools reduced to their names.
+def _tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
+    """The request's tools for the parser: names, and parameter schemas without ``required``.
 
-    An unknown name is rejected before anything of the call is sent; the arguments' schema is left
-    to the client, as vLLM's contract has it (clients validate ``arguments`` themselves).
+    An unknown name is rejected before anything of the call is sent, and the property types drive the
+    typing of string-valued formats (qwen3_coder's ``<parameter=...>``). A missing required argument is the
+    client's to report, as vLLM's contract has it: a call whose name was streamed is not withdrawn for it.
     """
     if not tools:
         return None
@@ -60,9 +60,19 @@ def _tool_names(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
     for tool in tools:
         function = getattr(tool, "function", None)
         name = getattr(function, "name", None) or getattr(tool, "name", None)
-        if isinstance(name, str) and name:
-            out.append({"type": "function", "function": {"name": name, "parameters": {}}})
+        if not (isinstance(name, str) and name):
+            continue
+        params = getattr(function, "parameters", None) if function is not None else getattr(tool, "parameters", None)
+        params = {k: v for k, v in params.items() if k != "required"} if isinstance(params, dict) else {}
+        out.append({"type": "function", "function": {"name": name, "parameters": params}})
     return out or None
+
+
+def _max_tokens(request: Any) -> int | None:
+    # Read the fields directly: the `max_tokens` property warns that it is deprecated.
+    fields = getattr(request, "__dict__", {})
+    limit = fields.get("max_completion_tokens") or fields.get("max_tokens")
+    return limit if isinstance(limit, int) else None
 
 
 def _make_parser(
@@ -70,12 +80,16 @@ def _make_parser(
     model: str | None,
     tools: list[dict[str, Any]] | None,
     start_in_reasoning: bool | None = None,
+    chat_template_kwargs: dict[str, Any] | None = None,
 ) -> StreamParser:
-    options: dict[str, Any] = {"calls_in_reasoning": "promote", "tools": tools}
+    # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
+    # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
+    options: dict[str, Any] = {"calls_in_reasoning": "promote", "tools": tools, "non_object_args": "pass"}
     if start_in_reasoning is not None:
         options["start_in_reasoning"] = start_in_reasoning
     if format_names is None:
-        return StreamParser.for_model(model or "", **options)
+        # The request's chat_template_kwargs (enable_thinking...) decide primed reasoning with the preset.
+        return StreamParser.for_model(model or "", chat_template_kwargs=chat_template_kwargs, **options)
     return StreamParser(list(format_names), **options)
 
 
@@ -95,11 +109,25 @@ def _delta(piece: Piece | None) -> DeltaMessage | None:
     return DeltaMessage(content=piece.content or None, reasoning=piece.reasoning or None, tool_calls=calls)
 
 
+def _tool_calls(one: OneShot) -> list[ToolCall]:
+    return [
+        ToolCall(id=_new_id(c.name), type="function", function=FunctionCall(name=c.name, arguments=c.arguments_json))
+        for c in one.calls
+    ]
+
+
+# vLLM's per-request Parser builds its reasoning parser and then, in the same synchronous __init__, its tool
+# parser. A streamparse reasoning parser leaves itself here and the streamparse tool parser built right
+# after it (with the same tokenizer) takes it: the pair then shares one engine per request.
+_UNPAIRED: list[StreamparseReasoningParser | None] = [None]
+
+
 class StreamparseToolParser(ToolParser):
     """vLLM ``ToolParser`` backed by one :class:`~streamparse.StreamParser` per request.
 
-    vLLM builds one tool parser per request (inside its per-request ``Parser``); the streamparse
-    parser is created on the first chunk, so nothing is shared between requests.
+    vLLM builds one tool parser per request (inside its per-request ``Parser``); the streamparse parser is
+    created on the first chunk, so nothing is shared between requests. Paired with the streamparse
+    reasoning parser of the same request, both use that one parser.
     """
 
     format_names: tuple[str, ...] | None = None
@@ -112,6 +140,11 @@ class StreamparseToolParser(ToolParser):
         self._session: RequestSession | None = None
         self._tokens = 0
         self._max_tokens: int | None = None
+        self._handoff: tuple[str, OneShot] | None = None
+        self.reasoning_parser: StreamparseReasoningParser | None = None
+        peer, _UNPAIRED[0] = _UNPAIRED[0], None
+        if peer is not None and peer.model_tokenizer is tokenizer and peer.tool_parser is None:
+            self.reasoning_parser, peer.tool_parser = peer, self
 
     # -- request -------------------------------------------------------------------------------------
 
@@ -123,25 +156,43 @@ class StreamparseToolParser(ToolParser):
             request.skip_special_tokens = False
         return request
 
-    def _parser(self, request: Any) -> StreamParser:
-        tools = _tool_names(self.tools or getattr(request, "tools", None))
-        return _make_parser(self.format_names, getattr(request, "model", None), tools)
+    def _parser(self, request: Any, model: str | None = None) -> StreamParser:
+        tools = _tool_specs(self.tools or getattr(request, "tools", None))
+        peer = self.reasoning_parser
+        primed = peer.primed if peer is not None else None
+        model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
+        template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
+        return _make_parser(self.format_names, model, tools, primed, template)
+
+    def session(self, request: Any = None, model: str | None = None) -> RequestSession:
+        """This request's session, created on first use (by this parser or its reasoning parser)."""
+        if self._session is None:
+            self._session = RequestSession(self._parser(request, model), _new_id)
+            if request is not None:
+                self._max_tokens = _max_tokens(request)
+        return self._session
 
     # -- non-streaming ---------------------------------------------------------------------------------
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
-        session = RequestSession(self._parser(request))
-        pieces = [session.push(model_output), session.finish()]
-        content = "".join(p.reasoning + p.content for p in pieces if p)
-        calls = [
-            ToolCall(
-                id=_new_id(c.name),
-                type="function",
-                function=FunctionCall(name=c.name, arguments=c.arguments_json),
-            )
-            for c in session.accepted
-        ]
+        handoff, self._handoff = self._handoff, None
+        if handoff is not None and handoff[0] == (model_output or ""):
+            # The reasoning parser of this request already parsed the whole output: its calls, its text.
+            one = handoff[1]
+            content: str | None = model_output
+        else:
+            one = one_shot(self._parser(request), model_output, self._one_shot_reason(model_output, request))
+            # Without the reasoning parser, reasoning has no field of its own here: it stays in the content.
+            content = one.reasoning + one.content
+        calls = _tool_calls(one)
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=content or None)
+
+    def _one_shot_reason(self, model_output: str, request: Any) -> str:
+        """vLLM does not tell a tool parser why the output ended: ``length`` if it fills ``max_tokens``."""
+        limit = _max_tokens(request)
+        if limit is None or self.model_tokenizer is None:
+            return "stop"
+        return "length" if len(self.model_tokenizer.encode(model_output, add_special_tokens=False)) >= limit else "stop"
 
     # -- streaming -------------------------------------------------------------------------------------
 
@@ -155,26 +206,25 @@ class StreamparseToolParser(ToolParser):
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> DeltaMessage | None:
-        if self._session is None:
-            self._session = RequestSession(self._parser(request), _new_id)
-            self._max_tokens = getattr(request, "max_completion_tokens", None) or getattr(request, "max_tokens", None)
+        session = self.session(request)
+        if self._max_tokens is None:
+            self._max_tokens = _max_tokens(request)
         self._tokens += len(delta_token_ids)
-        return _delta(self._session.push(delta_text))
+        return _delta(session.push(delta_text))
+
+    def count_tokens(self, n: int) -> None:
+        self._tokens += n
 
     def finish_streaming(self) -> DeltaMessage | None:
         """End of the request's output: flush held text, finish or reject open calls."""
         if self._session is None:
             return None
-        return _delta(self._session.finish())
+        return _delta(self._session.finish("length" if self.stopped_for_length else "stop"))
 
     @property
     def stopped_for_length(self) -> bool:
         """Whether the output used up ``max_tokens`` (vLLM does not tell a tool parser why it ended)."""
         return self._max_tokens is not None and self._tokens >= self._max_tokens
-
-
-def _special_id(vocab: dict[str, int], token: str) -> int | None:
-    return vocab.get(token)
 
 
 def _served_model(model_config: Any) -> str | None:
@@ -189,10 +239,11 @@ def _served_model(model_config: Any) -> str | None:
 class StreamparseReasoningParser(ReasoningParser):
     """vLLM ``ReasoningParser`` running the same engine as :class:`StreamparseToolParser`.
 
-    It never reports the end of reasoning to vLLM's streaming loop: the whole output stays with this
-    one engine, which emits reasoning, content and tool calls (so a call written inside ``<think>``
-    is still a call). Token-level answers (``is_reasoning_end``, ``extract_content_ids``) follow the
-    ``<think>``/``</think>`` tokens, for vLLM's structured-output gating.
+    It never reports the end of reasoning to vLLM's streaming loop: the whole output stays with the one
+    engine of the request (shared with the paired tool parser), which emits reasoning, content and tool
+    calls, so a call written inside ``<think>`` is still a call. Token-level answers
+    (``is_reasoning_end``, ``extract_content_ids``) follow the ``<think>``/``</think>`` tokens, for vLLM's
+    structured-output gating.
     """
 
     format_names: tuple[str, ...] | None = None
@@ -200,14 +251,17 @@ class StreamparseReasoningParser(ReasoningParser):
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
-        self._model = _served_model(kwargs.get("model_config"))
-        template = kwargs.get("chat_template_kwargs") or {}
-        self._primed: bool | None = False if template.get("enable_thinking") is False else None
+        self.model = _served_model(kwargs.get("model_config"))
+        self.template: dict[str, Any] | None = kwargs.get("chat_template_kwargs")
+        # enable_thinking=False: the template closed (or never opened) the reasoning.
+        self.primed: bool | None = False if (self.template or {}).get("enable_thinking") is False else None
         vocab = tokenizer.get_vocab() if tokenizer is not None else {}
-        self._open_id = _special_id(vocab, THINK_OPEN)
-        self._close_id = _special_id(vocab, THINK_CLOSE)
+        self._open_id = vocab.get(THINK_OPEN)
+        self._close_id = vocab.get(THINK_CLOSE)
         self._session: RequestSession | None = None
         self._in_reasoning = False
+        self.tool_parser: StreamparseToolParser | None = None
+        _UNPAIRED[0] = self
 
     @property
     def reasoning_start_str(self) -> str | None:
@@ -217,8 +271,15 @@ class StreamparseReasoningParser(ReasoningParser):
     def reasoning_end_str(self) -> str | None:
         return THINK_CLOSE
 
-    def _parser(self) -> StreamParser:
-        return _make_parser(self.format_names, self._model, None, self._primed)
+    def _parser(self, tools: Any = None) -> StreamParser:
+        return _make_parser(self.format_names, self.model, _tool_specs(tools), self.primed, self.template)
+
+    def _stream(self) -> RequestSession:
+        if self.tool_parser is not None:
+            return self.tool_parser.session(model=self.model)
+        if self._session is None:
+            self._session = RequestSession(self._parser(), _new_id)
+        return self._session
 
     # -- token-level gating ----------------------------------------------------------------------------
 
@@ -248,10 +309,10 @@ class StreamparseReasoningParser(ReasoningParser):
         return [] if self._in_reasoning else input_ids
 
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
-        # A chat template that ends the prompt inside <think> primes reasoning (the reasoning rule of docs/FORMATS.md).
+        # A chat template that ends the prompt inside <think> primes reasoning (reasoning rule, docs/FORMATS.md).
         last = self._last_marker(prompt_token_ids[-4:])
         if last is not None and last == self._open_id:
-            self._primed = True
+            self.primed = True
             self._in_reasoning = True
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
@@ -260,21 +321,14 @@ class StreamparseReasoningParser(ReasoningParser):
     # -- text ------------------------------------------------------------------------------------------
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
-        """Reasoning, and the rest with each call's markup kept for the tool parser that runs next."""
-        parser = self._parser()
-        events: list[Event] = parser.feed(model_output) + parser.close()
-        reasoning: list[str] = []
-        rest: list[str] = []
-        for ev in events:
-            if isinstance(ev, TextDelta):
-                rest.append(ev.text)
-            elif isinstance(ev, ToolCallEnd):
-                rest.append(ev.call.raw)
-            elif isinstance(ev, ToolCallRejected):
-                rest.append(ev.raw)
-            elif ev.type == "reasoning":
-                reasoning.append(ev.text)  # type: ignore[union-attr]
-        return ("".join(reasoning) or None), ("".join(rest) or None)
+        """The reasoning and the visible text; the calls go to the paired tool parser, which runs next."""
+        tools = _tool_specs(getattr(request, "tools", None))
+        model = getattr(request, "model", None) or self.model
+        one = one_shot(_make_parser(self.format_names, model, tools, self.primed, self.template), model_output)
+        if self.tool_parser is not None:
+            self.tool_parser._handoff = (one.content, one)
+            return (one.reasoning or None), (one.content or None)
+        return (one.reasoning or None), (_with_markup(one, model_output) or None)
 
     def extract_reasoning_streaming(
         self,
@@ -285,14 +339,21 @@ class StreamparseReasoningParser(ReasoningParser):
         current_token_ids: Sequence[int],
         delta_token_ids: Sequence[int],
     ) -> DeltaMessage | None:
-        if self._session is None:
-            self._session = RequestSession(self._parser(), _new_id)
-        return _delta(self._session.push(delta_text))
+        if self.tool_parser is not None:
+            self.tool_parser.count_tokens(len(delta_token_ids))
+        return _delta(self._stream().push(delta_text))
 
     def finish_streaming(self) -> DeltaMessage | None:
+        if self.tool_parser is not None:
+            return None  # the tool parser's finish_streaming closes the shared session
         if self._session is None:
             return None
         return _delta(self._session.finish())
+
+
+def _with_markup(one: OneShot, model_output: str) -> str:
+    """Unpaired (another tool parser runs next): the text with each call's markup, for that parser to find."""
+    return one.content + "".join(c.raw for c in one.calls)
 
 
 def _subclass(base: type, fmt: str) -> type:

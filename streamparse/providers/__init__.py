@@ -22,7 +22,7 @@ from .base import (
 from .ollama import OllamaNDJSONReader, aollama_ndjson_events, ollama_ndjson_events
 from .openai import OpenAISSEReader, aopenai_sse_events, openai_sse_events
 from .openai_writer import SSE_DONE, OpenAIChunkWriter, completion_from_result, new_completion_id, to_sse
-from .sse import SSEDecoder, SSEEvent, encode_sse
+from .sse import SSEDecoder, SSEEvent, SSELimitError, encode_sse
 
 __all__ = [
     "SSE_DONE",
@@ -39,6 +39,7 @@ __all__ = [
     "ProviderStream",
     "SSEDecoder",
     "SSEEvent",
+    "SSELimitError",
     "aanthropic_sse_events",
     "anthropic_sse_events",
     "aollama_ndjson_events",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,8 @@ class OpenAIChunkWriter:
     Emitted ``tool_calls`` indices are 0..n-1 in send order, whatever engine indices rejected candidates
     used. ``rejected_note=True`` adds a short visible note for each rejected call (off by default).
     ``reasoning_field`` names the delta key for reasoning (``"reasoning_content"``, or ``"reasoning"``).
+    ``call_id`` maps the parser's call ids to the ids sent (some chat templates accept only their own id
+    shape back, e.g. Mistral's 9 alphanumeric characters); :meth:`hand_over` sends a rejected call anyway.
     """
 
     def __init__(
@@ -72,8 +74,10 @@ class OpenAIChunkWriter:
         rejected_note: bool = False,
         reasoning_field: str = "reasoning_content",
         system_fingerprint: str | None = None,
+        call_id: Callable[[str], str] | None = None,
     ) -> None:
         self.model = model
+        self.call_id = call_id
         self.id = id or new_completion_id()
         self.created = int(time.time()) if created is None else created
         self.eager = eager
@@ -136,7 +140,7 @@ class OpenAIChunkWriter:
         if isinstance(ev, ReasoningDelta):
             return [self.chunk({self.reasoning_field: ev.text})] if ev.text else []
         if isinstance(ev, ToolCallStart):
-            call = _OpenCall(ev.id, ev.name)
+            call = _OpenCall(self._id(ev.id), ev.name)
             self._open[ev.index] = call
             return [self._send_start(call)] if self.eager else []
         if isinstance(ev, ToolCallDelta):
@@ -150,7 +154,7 @@ class OpenAIChunkWriter:
             open_call = self._open.pop(ev.index, None)
             out: list[dict[str, Any]] = []
             if open_call is None or open_call.out_index is None:  # buffered (or never started): send now
-                open_call = _OpenCall(ev.call.id, ev.call.name)
+                open_call = _OpenCall(self._id(ev.call.id), ev.call.name)
                 out.append(self._send_start(open_call))
                 if ev.call.arguments_json:
                     out.append(self._send_args(open_call, ev.call.arguments_json))
@@ -167,6 +171,24 @@ class OpenAIChunkWriter:
                 return [self.chunk({"content": f"[tool call{what} rejected: {ev.reason}]"})]
             return []
         return []
+
+    def _id(self, parser_id: str) -> str:
+        return parser_id if self.call_id is None else self.call_id(parser_id)
+
+    def hand_over(self, ev: ToolCallRejected) -> list[dict[str, Any]]:
+        """Send a rejected call as a structured call after all (its name was known and its arguments
+        streamed, e.g. a schema violation the client wants to validate itself); ``[]`` when it never
+        started. Counts as a completed call for the finish reason."""
+        call = self._open.pop(ev.index, None)
+        if call is None:
+            return []
+        self.calls_completed += 1
+        out: list[dict[str, Any]] = []
+        if call.out_index is None:
+            out.append(self._send_start(call))
+            if call.args:
+                out.append(self._send_args(call, "".join(call.args)))
+        return out
 
     def finish(self, finish_reason: str | None = None, *, usage: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """The last chunk. ``finish_reason`` is ``"tool_calls"`` when any call completed, else the

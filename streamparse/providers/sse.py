@@ -16,12 +16,18 @@ _BOM = "\ufeff"
 
 @dataclass(frozen=True, slots=True)
 class SSEEvent:
-    """One dispatched event. ``event`` defaults to ``"message"``; ``id`` is the last event id seen."""
+    """One dispatched event. ``event`` defaults to ``"message"``; ``id`` is the last event id seen.
+    With ``SSEDecoder(comments=True)`` a comment line (``: ping``) is an event ``""`` whose data is the
+    comment's text."""
 
     event: str
     data: str
     id: str = ""
     retry: int | None = None
+
+
+class SSELimitError(ValueError):
+    """A line or an event's data grew past the decoder's ``max_chars``."""
 
 
 class SSEDecoder:
@@ -31,9 +37,17 @@ class SSEDecoder:
     invalid bytes become U+FFFD as the spec asks). Lines end at CR, LF or CRLF; a CR that ends a piece
     ends the line at once and a LF that starts the next piece is then skipped, so a split CRLF neither
     delays an event nor yields an extra blank line.
+
+    ``max_chars`` bounds one line and one event's data (:class:`SSELimitError` past it), so a peer that
+    never ends a line cannot grow memory without limit; ``comments=True`` reports comment lines (keep-alive
+    pings a proxy forwards) as events named ``""``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_chars: int | None = None, comments: bool = False) -> None:
+        self.max_chars = max_chars
+        self.comments = comments
+        self._line_len = 0
+        self._data_len = 0
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._line: list[str] = []  # the current line's text, not yet terminated
         self._after_cr = False  # the last character seen was a CR: a following LF belongs to it
@@ -62,6 +76,9 @@ class SSEDecoder:
             lf = text.find("\n", start)
             if cr < 0 and lf < 0:
                 self._line.append(text[start:])
+                self._line_len += n - start
+                if self.max_chars is not None and self._line_len > self.max_chars:
+                    raise SSELimitError(f"an SSE line grew past {self.max_chars} characters")
                 break
             if cr < 0 or (0 <= lf < cr):
                 end, nxt = lf, lf + 1
@@ -73,6 +90,9 @@ class SSEDecoder:
             self._line.append(text[start:end])
             line = "".join(self._line)
             self._line = []
+            self._line_len = 0
+            if self.max_chars is not None and len(line) > self.max_chars:
+                raise SSELimitError(f"an SSE line grew past {self.max_chars} characters")
             ev = self._process_line(line)
             if ev is not None:
                 out.append(ev)
@@ -94,19 +114,23 @@ class SSEDecoder:
             if ev is not None:
                 out.append(ev)
         self._line = []
+        self._line_len = self._data_len = 0
         self._event, self._data, self._retry = "", [], None
         return out
 
     def _process_line(self, line: str) -> SSEEvent | None:
         if not line:
             return self._dispatch()
-        if line.startswith(":"):
-            return None  # comment (keep-alive)
+        if line.startswith(":"):  # comment (keep-alive)
+            return SSEEvent("", line[1:].lstrip(" ")) if self.comments else None
         name, colon, value = line.partition(":")
         if colon and value.startswith(" "):
             value = value[1:]
         if name == "data":
             self._data.append(value)
+            self._data_len += len(value) + 1
+            if self.max_chars is not None and self._data_len > self.max_chars:
+                raise SSELimitError(f"an SSE event's data grew past {self.max_chars} characters")
         elif name == "event":
             self._event = value
         elif name == "id" and "\0" not in value:
@@ -118,9 +142,11 @@ class SSEDecoder:
     def _dispatch(self) -> SSEEvent | None:
         if not self._data:
             self._event, self._retry = "", None
+            self._data_len = 0
             return None
         ev = SSEEvent(self._event or "message", "\n".join(self._data), self.last_event_id, self._retry)
         self._event, self._data, self._retry = "", [], None
+        self._data_len = 0
         return ev
 
 

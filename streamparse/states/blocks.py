@@ -4,18 +4,57 @@ from __future__ import annotations
 
 from ..core.engine import Engine, MarkerTable, State
 from ..core.lookahead import LOOKAHEAD, skip_ws
+from ..rejections import Reason
 
 
 class BlockState(State):
     """Between the calls of a section: whitespace is markup; the closer ends the section; anything else
-    ends the section implicitly (section closers are optional, end-of-stream rule) and is scanned again as text."""
+    ends the section implicitly (section closers are optional, end-of-stream rule) and is scanned again as text.
 
-    __slots__ = ("table",)
+    ``junk`` (a special-token section: format and closers): text before the section's first call is not
+    prose but broken markup; it becomes a rejected candidate up to the closer (``malformed``) or the end
+    of the stream (``truncated``), so none of it leaks into the visible text."""
 
-    def __init__(self, table: MarkerTable) -> None:
+    __slots__ = ("table", "junk", "first_index", "in_junk")
+
+    def __init__(self, table: MarkerTable, junk: tuple[str, tuple[str, ...]] | None = None, first: int = 0) -> None:
         self.table = table
+        self.junk = junk
+        self.first_index = first
+        self.in_junk = False
+
+    def _junk(self, eng: Engine, j: int, final: bool) -> bool:
+        assert self.junk is not None
+        fmt, closers = self.junk
+        buf = eng.buf
+        if not self.in_junk:
+            self.in_junk = True
+            eng.begin_call(fmt, j)
+            eng.pos = j
+        pos = eng.pos
+        cut = -1
+        end = -1
+        for closer in closers:
+            i = buf.find(closer, pos)
+            if i >= 0 and (cut < 0 or i < cut):
+                cut, end = i, i + len(closer)
+        if cut >= 0:
+            eng.fail_call(Reason.MALFORMED, "text where the section's calls should be", end)
+            eng.pos = end
+            eng.pop()
+            return True
+        if final:
+            eng.fail_call(Reason.TRUNCATED, "the stream ended inside a tool-call section", len(buf))
+            eng.pos = len(buf)
+            eng.pop()
+            return True
+        keep = max(len(c) for c in closers) - 1
+        eng.pos = max(pos, len(buf) - keep)
+        return False
 
     def step(self, eng: Engine, final: bool) -> bool:
+        if self.in_junk:
+            return self._junk(eng, eng.pos, final)
         buf = eng.buf
         pos = eng.pos
         j = skip_ws(buf, pos)
@@ -26,6 +65,8 @@ class BlockState(State):
             return False
         found = self.table.markers.match(buf, j)
         if found is None:
+            if self.junk is not None and eng.next_index == self.first_index:
+                return self._junk(eng, j, final)
             eng.pop()
             return True
         s, e, tok = found

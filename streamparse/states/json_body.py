@@ -20,6 +20,8 @@ from .lenient import LenientArgsSink, LenientValues, lenient_on
 NAME_KEYS = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
 ARGS_KEYS = frozenset({"arguments", "parameters", "params", "args", "input"})
 JSON_FENCE = "json_fence"
+NON_OBJECT_ARGS = "non_object_arguments"  # repair recorded when non_object_args="pass" kept such a value
+STOP = "stop"  # close(reason="stop"): the stream ended normally (not for length)
 
 
 class CallExtractor:
@@ -171,6 +173,12 @@ class CallExtractor:
             if isinstance(decoded, dict):
                 eng.args(json.dumps(decoded, ensure_ascii=False))
                 return
+        if eng.cfg.non_object_args == "pass" and not isinstance(value, dict) and type(value) is not object:
+            # The engines' contract (vLLM, SGLang): the value is handed on as its JSON text, for the client
+            # to validate; streaming and non-streaming then agree. Opt-in: the default rejects.
+            eng.add_repairs([NON_OBJECT_ARGS])
+            eng.args(json.dumps(value, ensure_ascii=False))
+            return
         call.has_args = True
         call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"
 
@@ -241,6 +249,10 @@ class _JsonBody(State):
             # The stream ended before (or inside) the required end marker: truncated, not malformed
             # (end-of-stream rule).
             stop = len(buf) if j < len(buf) else end
+            if eng.end_reason == STOP:
+                # The body is complete and the stream stopped normally: a stop sequence ate the closer.
+                self._finish(eng, stop)
+                return True
             eng.fail_call(Reason.TRUNCATED, f"the stream ended before {self.closers[0]!r}", stop)
             eng.pos = stop
             eng.pop()

@@ -184,6 +184,8 @@ class TagCallState(State):
             eng.pos = e if tok == self.close else s
             return True
         found = syn.body_table().markers.search(buf, pos)
+        if final and (found is None or found[2] is None) and self._stopped_after_body(eng, buf[pos:]):
+            return True
         if found is None or found[2] is None:
             end = len(buf) if found is None else found[0]
             self._junk(eng, buf[pos:end])
@@ -218,6 +220,21 @@ class TagCallState(State):
         self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim)
         self.nparams += 1
         eng.pos = m.end()
+        return True
+
+    def _stopped_after_body(self, eng: Engine, rest: str) -> bool:
+        """close(reason="stop") with every parameter closed and only (part of) the call's closer left: a stop
+        sequence ate the closer, so the call is complete (a stop for length leaves it truncated)."""
+        call = eng.call
+        tail = rest.strip()
+        if eng.end_reason != "stop" or call is None or call.name is None or call.reject is not None:
+            return False
+        if tail and not self.syn.call_close.startswith(tail):
+            return False
+        eng.args("}" if self.nparams else "{}")
+        eng.end_call(len(eng.buf))
+        eng.pos = len(eng.buf)
+        eng.pop()
         return True
 
     @staticmethod

@@ -15,6 +15,7 @@ CORPUS = [
     "This is some prior text that has nothing to do with tool calling. Sure, let me check the weather.",
     '{"name": "get_current_temperature", "arguments": {"location": "San Francisco", "unit": "celsius"}}',
     '{"name": "search", "arguments": {"q": "cats"}} final_answer trigger true false null 0123456789',
+    "the model writes a file with some code in it while the client waits for each delta = 42",
     "<function=get_weather><parameter=city>Paris</parameter></function> [get_weather(city='Paris')]",
 ]
 
@@ -28,6 +29,28 @@ MARKERS = (
     "<|tool_call_begin|>",
     "<|tool_call_argument_begin|>",
     "<|tool_call_end|>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁calls▁end｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁call▁end｜>",
+    "<｜tool▁sep｜>",
+    "<minimax:tool_call>",
+    "</minimax:tool_call>",
+    "<TOOLCALL>",
+    "</TOOLCALL>",
+    "<|tool_call_start|>",
+    "<|channel|>",
+    "<|message|>",
+    "<|end|>",
+    "<|start|>",
+    "<|call|>",
+    "<|constrain|>",
+    "<|return|>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+    "functools",
 )
 
 

@@ -11,6 +11,21 @@ def chat_request(**fields: Any) -> ChatCompletionRequest:
     return ChatCompletionRequest(model=fields.pop("model", "test-model"), messages=fields.pop("messages", []), **fields)
 
 
+def detokenize(tokenizer: Any, ids: list[int], interval: int = 1) -> list[tuple[list[int], str]]:
+    """(token ids, new text) per step, decoded incrementally as vLLM's detokenizer does: a step whose text
+    ends inside a multi-byte character holds it back until the character is complete."""
+    out = []
+    sent = ""
+    for i in range(0, len(ids), interval):
+        text = tokenizer.decode(ids[: i + interval])
+        if text.endswith("\ufffd") and i + interval < len(ids):
+            out.append((ids[i : i + interval], ""))
+            continue
+        out.append((ids[i : i + interval], text[len(sent) :]))
+        sent = text
+    return out
+
+
 def stream(parser: Any, tokenizer: Any, request: Any, text: str, interval: int = 1) -> list[Any]:
     """Feed ``text`` in chunks of ``interval`` tokens; the non-None DeltaMessages, in order.
 

@@ -1,0 +1,461 @@
+"""An OpenAI-compatible proxy that turns tool calls written in the model's text into structured
+``tool_calls``: put it in front of any server that leaves them in ``content`` (llama.cpp without
+``--jinja``, Ollama ``/v1`` with an unknown template, vLLM without a tool parser, LM Studio, ...).
+
+``POST /v1/chat/completions`` is rewritten: the request goes upstream unchanged (byte for byte, unless
+``tools_in_prompt``), the reply's ``content`` runs through a :class:`~streamparse.StreamParser` chosen
+from the request (its ``model``'s preset, its ``chat_template_kwargs``; the server's ``preset``/
+``formats`` win) and validated against the request's ``tools`` (see ``stream.py`` for the wire rules).
+Replies that already carry structured ``tool_calls`` pass through, as do upstream errors (same status
+and body) and every other ``/v1/*`` route; ``GET /health`` and ``GET /metrics`` are the proxy's own.
+
+Resources are bounded: the request body (413), an upstream SSE line, a call's size, the upstream pool
+(sized for thousands of streams, with a pool timeout: 503), and a request whose client leaves while it
+waits for a connection is never sent. Paths are confined under ``/v1`` (``paths.py``). No traceback
+reaches a client: anything unexpected is logged and answered with an OpenAI error object.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import httpx
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import Message, Receive, Scope, Send
+
+from ..parser import StreamParser, build_parser
+from ..presets import preset_for
+from ..providers.sse import SSELimitError
+from .metrics import Metrics
+from .options import ServerOptions, env_options, upstream_base
+from .paths import BadPath, confined_path
+from .stream import CallRejectedError, ChatRewriter, error_object, id_mapper
+from .toolprompt import prompt_format, rewrite_for_prompted_tools
+
+__all__ = ["create_app", "app_from_env", "HOP_HEADER", "ProxyApp"]
+
+log = logging.getLogger("streamparse.server")
+
+HOP_HEADER = "x-streamparse-hop"  # sent upstream; a request coming back with our own id is a loop
+# RFC 9110 7.6.1 hop-by-hop fields, plus the ones the proxy recomputes for the body it sends.
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
+_OWN_RESPONSE_HEADERS = ("date", "server")  # uvicorn writes its own
+_SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+def _headers(headers: Mapping[str, str], *, drop: Sequence[str] = ()) -> dict[str, str]:
+    skip = _HOP_BY_HOP.union(drop)
+    return {k: v for k, v in headers.items() if k.lower() not in skip}
+
+
+def _error(status: int, message: str, etype: str = "upstream_error") -> JSONResponse:
+    return JSONResponse(error_object(message, etype, status), status_code=status)
+
+
+class _Relay:
+    """The ASGI response for a streamed upstream reply: relays (``rewriter=None``) or rewrites it, sends
+    ``: ping`` comments while the client would otherwise hear nothing for ``ping_interval`` seconds, and
+    stops reading (closing the upstream response) the moment the client leaves."""
+
+    def __init__(
+        self,
+        proxy: ProxyApp,
+        resp: httpx.Response,
+        rewriter: ChatRewriter | None,
+        headers: Mapping[str, str],
+        ping_interval: float,
+    ) -> None:
+        self.proxy, self.resp, self.rewriter = proxy, resp, rewriter
+        self.headers = headers
+        self.ping_interval = ping_interval
+        self.last = time.monotonic()
+        self.gone = False
+        self._send: Send | None = None
+        self._lock = anyio.Lock()
+
+    async def _out(self, data: bytes) -> bool:
+        assert self._send is not None
+        async with self._lock:
+            if self.gone:
+                return False
+            try:
+                await self._send({"type": "http.response.body", "body": data, "more_body": True})
+            except Exception:  # the client's connection is gone (uvicorn raises OSError subclasses)
+                self.gone = True
+                return False
+            self.last = time.monotonic()
+            return True
+
+    async def _watch(self, receive: Receive, scope: anyio.CancelScope) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                self.gone = True
+                self.proxy.metrics.inc("client_gone_total", "streaming")
+                scope.cancel()
+                return
+
+    async def _pings(self) -> None:
+        while True:
+            wait = self.last + self.ping_interval - time.monotonic()
+            if wait > 0:
+                await anyio.sleep(wait)
+            elif not await self._out(b": ping\n\n"):
+                return
+
+    async def _pump(self) -> None:
+        rw = self.rewriter
+        try:
+            pieces = self.resp.aiter_raw() if rw is None else self.resp.aiter_bytes()
+            async for raw in pieces:
+                data = raw if rw is None else rw.feed(raw)
+                if data and not await self._out(data):
+                    return
+                if rw is not None and rw.done:
+                    return
+            tail = b"" if rw is None else rw.end()
+        except httpx.HTTPError as exc:
+            log.warning("upstream reply failed mid-stream: %r", exc)
+            what = f"the upstream connection failed mid-reply ({type(exc).__name__})"
+            tail = b"" if rw is None else rw.fail(what)
+            if rw is None:
+                self.proxy.metrics.inc("upstream_errors_total", "broken")
+        except SSELimitError as exc:
+            tail = b"" if rw is None else rw.fail(str(exc), "upstream_error", 502)
+        except Exception:
+            log.exception("unexpected error while relaying a reply")
+            tail = b"" if rw is None else rw.fail("internal error in the proxy", "internal_error", 500, count=False)
+        if tail:
+            await self._out(tail)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._send = send
+        metrics = self.proxy.metrics
+        metrics.streams_open += 1
+        try:
+            headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]
+            await send({"type": "http.response.start", "status": self.resp.status_code, "headers": headers})
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._watch, receive, tg.cancel_scope)
+                if self.ping_interval > 0 and self.rewriter is not None:
+                    tg.start_soon(self._pings)
+                await self._pump()
+                tg.cancel_scope.cancel()
+            if not self.gone:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except Exception:  # the client vanished mid-send; nothing more can be said to it
+            log.debug("streamed reply ended early", exc_info=True)
+        finally:
+            metrics.streams_open -= 1
+            with anyio.CancelScope(shield=True):
+                await self.resp.aclose()
+
+
+class ProxyApp:
+    """The ASGI application (see the module docstring); ``create_app`` builds it."""
+
+    def __init__(
+        self,
+        upstream: str,
+        options: ServerOptions,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: httpx.Timeout | float | None = None,
+    ) -> None:
+        self.base = upstream_base(upstream)
+        self.options = options
+        self.transport = transport
+        self.timeout = (
+            timeout
+            if timeout is not None
+            else httpx.Timeout(
+                connect=options.connect_timeout,
+                read=options.read_timeout,
+                write=options.write_timeout,
+                pool=options.pool_timeout,
+            )
+        )
+        self.metrics = Metrics()
+        self.hop_id = uuid.uuid4().hex
+        self._client: httpx.AsyncClient | None = None
+        if options.formats is not None:
+            build_parser(None, options.formats)  # an unknown format name fails now, not on the first request
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            limits = httpx.Limits(
+                max_connections=self.options.max_connections,
+                max_keepalive_connections=self.options.max_keepalive,
+                keepalive_expiry=30.0,
+            )
+            self._client = httpx.AsyncClient(transport=self.transport, timeout=self.timeout, limits=limits)
+        return self._client
+
+    # -- ASGI ------------------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        try:
+            response = await self._route(Request(scope, receive))
+        except Exception:
+            log.exception("unexpected error while handling %s %s", scope.get("method"), scope.get("path"))
+            response = _error(500, "internal error in the proxy", "internal_error")
+        if response is None:  # the client left before there was anything to answer
+            return
+        try:
+            await response(scope, receive, send)
+        except Exception:
+            log.debug("response not delivered", exc_info=True)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message: Message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self._client is not None:
+                    await self._client.aclose()
+                    self._client = None
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _route(self, request: Request) -> Response | _Relay | None:
+        path, method = request.scope["path"], request.method
+        if path == "/health" and method in ("GET", "HEAD"):
+            return JSONResponse({"status": "ok", "streams_open": self.metrics.streams_open})
+        if path == "/metrics" and method == "GET":
+            return PlainTextResponse(self.metrics.render(), media_type="text/plain; version=0.0.4")
+        raw = request.scope.get("raw_path") or path.encode()
+        try:
+            rest = confined_path(raw.decode("latin-1"))
+        except BadPath as exc:
+            status = 404 if "not under" in str(exc) else 400
+            self.metrics.inc("refused_total", str(status))
+            return _error(status, str(exc), "invalid_request_error")
+        if request.headers.get(HOP_HEADER) == self.hop_id:
+            self.metrics.inc("refused_total", "508")
+            return _error(508, "the upstream URL points back at this proxy", "invalid_request_error")
+        query = request.scope.get("query_string", b"").decode("latin-1")
+        url = self.base + rest + (f"?{query}" if query else "")
+        chat = rest == "/chat/completions" and method == "POST"
+        self.metrics.inc("requests_total", "chat" if chat else "other")
+        body = await self._body(request)
+        if not isinstance(body, bytes):
+            return body
+        if chat:
+            return await self.chat(request, url, body)
+        return await self.passthrough(request, url, body)
+
+    async def _body(self, request: Request) -> bytes | Response | None:
+        limit = self.options.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        too_big = _error(413, f"the request body is larger than {limit} bytes", "invalid_request_error")
+        if declared.isdigit() and int(declared) > limit:
+            self.metrics.inc("refused_total", "413")
+            return too_big
+        parts: list[bytes] = []
+        size = 0
+        try:
+            async for piece in request.stream():
+                size += len(piece)
+                if size > limit:
+                    self.metrics.inc("refused_total", "413")
+                    return too_big
+                parts.append(piece)
+        except ClientDisconnect:
+            self.metrics.inc("client_gone_total", "body")
+            return None
+        return b"".join(parts)
+
+    # -- upstream --------------------------------------------------------------------------------------
+
+    async def _send(
+        self, request: Request, method: str, url: str, headers: dict[str, str], body: bytes
+    ) -> httpx.Response | Response | None:
+        """Send upstream unless the client leaves first (also while waiting for a pooled connection)."""
+        headers[HOP_HEADER] = self.hop_id
+        try:
+            req = self.client.build_request(method, url, headers=headers, content=body or None)
+        except (httpx.HTTPError, ValueError, TypeError) as exc:
+            return _error(400, f"the request cannot be forwarded: {exc}", "invalid_request_error")
+        resp: httpx.Response | None = None
+        failure: Exception | None = None
+        gone = False
+        async with anyio.create_task_group() as tg:
+
+            async def watch() -> None:
+                nonlocal gone
+                while True:
+                    message = await request.receive()
+                    if message["type"] == "http.disconnect":
+                        gone = True
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(watch)
+            await anyio.lowlevel.checkpoint()  # a disconnect that already happened is seen before sending
+            if not gone:
+                try:
+                    resp = await self.client.send(req, stream=True)
+                except Exception as exc:
+                    failure = exc
+            tg.cancel_scope.cancel()
+        if gone:
+            self.metrics.inc("client_gone_total", "before_upstream")
+            if resp is not None:
+                await resp.aclose()
+            return None
+        if isinstance(failure, httpx.PoolTimeout):
+            self.metrics.inc("upstream_errors_total", "pool_timeout")
+            return _error(503, "no upstream connection free within the pool timeout", "upstream_busy")
+        if failure is not None:
+            self.metrics.inc("upstream_errors_total", "request")
+            log.warning("upstream request failed: %r", failure)
+            return _error(502, f"upstream request failed: {type(failure).__name__}: {failure}")
+        return resp
+
+    async def _read(self, resp: httpx.Response) -> bytes:
+        try:
+            return await resp.aread()
+        finally:
+            await resp.aclose()
+
+    def _reply_headers(self, resp: httpx.Response, *, keep_type: bool = False) -> dict[str, str]:
+        # x-request-id, rate-limit and processing-time headers reach the client; the body is re-encoded.
+        drop = ("content-encoding", *_OWN_RESPONSE_HEADERS, *(() if keep_type else ("content-type",)))
+        return _headers(resp.headers, drop=drop)
+
+    # -- routes ----------------------------------------------------------------------------------------
+
+    def make_parser(self, payload: dict[str, Any]) -> tuple[StreamParser, str | None]:
+        """The request's parser, and the format the prompt teaches in ``tools_in_prompt`` mode."""
+        opts = self.options
+        model = payload.get("model")
+        name = opts.preset or (model if isinstance(model, str) else None)
+        # A random prefix keeps call ids unique across responses too (clients key tool results by id).
+        options: dict[str, Any] = {"id_prefix": f"call_{uuid.uuid4().hex[:12]}_", "max_call_chars": opts.max_call_chars}
+        kwargs = payload.get("chat_template_kwargs")
+        if isinstance(kwargs, dict):  # enable_thinking / thinking decide where the reply starts
+            options["chat_template_kwargs"] = kwargs
+        formats = opts.formats
+        tools = payload.get("tools")
+        taught = None
+        if opts.tools_in_prompt and tools and payload.get("tool_choice") != "none":
+            known = formats if formats is not None else (preset_for(name).formats if name else "auto")
+            taught = prompt_format(known)
+            if not isinstance(known, str) and taught not in known:
+                formats = [*known, taught]
+        if tools:
+            try:
+                return build_parser(name, formats, tools=tools, **options), taught
+            except Exception as exc:  # a tool list the validator cannot use: parse, but do not validate
+                log.warning("request tools not usable for validation (%s); calls are not validated", exc)
+        return build_parser(name, formats, **options), taught
+
+    def _call_ids(self, parser: StreamParser) -> Callable[[str], str] | None:
+        style = getattr(parser.preset, "id_style", "openai")
+        if "mistral" in parser.formats and self.options.formats is not None:
+            style = "alnum9"
+        return id_mapper(style)
+
+    async def chat(self, request: Request, url: str, body: bytes) -> Response | _Relay | None:
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            return await self.passthrough(request, url, body)
+        parser, taught = self.make_parser(payload)
+        if taught is not None:
+            body = json.dumps(rewrite_for_prompted_tools(payload, taught), ensure_ascii=False).encode()
+        headers = _headers(request.headers, drop=("accept-encoding",))
+        resp = await self._send(request, "POST", url, headers, body)
+        if not isinstance(resp, httpx.Response):
+            return resp
+        ctype = resp.headers.get("content-type", "")
+        if resp.status_code >= 400 or not ("text/event-stream" in ctype or "json" in ctype):
+            data = await self._read(resp)  # errors and anything unexpected: as the upstream sent it
+            return Response(data, resp.status_code, headers=self._reply_headers(resp, keep_type=True))
+        model = payload.get("model")
+        rewriter = ChatRewriter(
+            parser, model if isinstance(model, str) else None, self.options, self.metrics, self._call_ids(parser)
+        )
+        if "text/event-stream" in ctype:
+            headers = {**self._reply_headers(resp), **_SSE_HEADERS}
+            return _Relay(self, resp, rewriter, headers, self.options.ping_interval)
+        data = await self._read(resp)
+        try:
+            completion = rewriter.complete(json.loads(data))
+        except ValueError:
+            return Response(data, resp.status_code, headers=self._reply_headers(resp, keep_type=True))
+        except CallRejectedError as exc:
+            return _error(502, str(exc), "tool_call_rejected")
+        return JSONResponse(completion, status_code=resp.status_code, headers=self._reply_headers(resp))
+
+    async def passthrough(self, request: Request, url: str, body: bytes) -> Response | _Relay | None:
+        resp = await self._send(request, request.method, url, _headers(request.headers), body)
+        if not isinstance(resp, httpx.Response):
+            return resp
+        headers = _headers(resp.headers, drop=_OWN_RESPONSE_HEADERS)
+        if "content-length" in resp.headers:  # relayed raw (still encoded): the length holds
+            headers["content-length"] = resp.headers["content-length"]
+        return _Relay(self, resp, None, headers, 0.0)
+
+
+def create_app(
+    upstream: str,
+    *,
+    options: ServerOptions | None = None,
+    preset: str | None = None,
+    formats: Sequence[str] | str | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    timeout: httpx.Timeout | float | None = None,
+    **settings: Any,
+) -> ProxyApp:
+    """The proxy app. ``options`` (or keyword ``settings`` naming its fields) configure it; ``preset``: a
+    model id whose parser preset every request uses (default: each request's ``model``); ``formats``:
+    explicit format names (win over any preset); ``transport``: an httpx transport for the upstream
+    (tests); ``timeout``: an httpx timeout replacing the ``*_timeout`` options. Raises ``ValueError`` for
+    an unusable upstream URL or format name."""
+    opts = options or ServerOptions()
+    if preset is not None:
+        settings["preset"] = preset
+    if formats is not None:
+        settings["formats"] = formats
+    if settings:
+        opts = dataclasses.replace(opts, **settings)
+    return ProxyApp(upstream, opts, transport, timeout)
+
+
+def app_from_env() -> ProxyApp:
+    """The app of one uvicorn worker process (``streamparse serve --workers N``), from its environment."""
+    upstream, options = env_options()
+    return create_app(upstream, options=options)

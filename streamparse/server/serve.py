@@ -1,0 +1,51 @@
+"""``streamparse serve``: check the options, set up logging, run uvicorn (one process or ``--workers``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+
+from .options import ENV_OPTIONS, check_not_self, from_args
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace) -> int:
+    # The `cli` extra's modules, imported here by name: an app module loaded earlier must not hide that one
+    # is missing (the CLI turns ModuleNotFoundError into a one-line hint).
+    import httpx  # noqa: F401
+    import starlette  # noqa: F401
+    import uvicorn
+
+    from .app import create_app
+
+    options = from_args(args)
+    try:
+        check_not_self(args.upstream, args.host, args.port)
+        app = create_app(args.upstream, options=options)  # unusable upstream URL or format name: now
+    except ValueError as exc:
+        print(f"streamparse serve: {exc}", file=sys.stderr)
+        return 2
+    # --log-level reaches the proxy's own logger (rejections, upstream failures), not only uvicorn's.
+    sp_log = logging.getLogger("streamparse")
+    if not sp_log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
+        sp_log.addHandler(handler)
+    sp_log.setLevel(args.log_level.upper())
+    if args.workers > 1:
+        os.environ[ENV_OPTIONS] = json.dumps({"upstream": args.upstream, "options": options.to_json()})
+        uvicorn.run(
+            "streamparse.server.app:app_from_env",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_level=args.log_level,
+        )
+    else:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0

@@ -1,0 +1,19 @@
+"""Suite-wide hooks."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    # The playground's real-browser tests live in tests_browser/, outside this suite: say so, every run.
+    here = (
+        "chromium is installed here"
+        if shutil.which("chromium") and shutil.which("chromedriver")
+        else ("chromium/chromedriver are not installed here")
+    )
+    terminalreporter.write_line(
+        f"browser tests skipped by `make test` (tests_browser/, {here}): run `make test-browser` "
+        "(installs chromium + chromium-driver with apt-get as root, and selenium)"
+    )

@@ -1,0 +1,71 @@
+"""SGLang's function-call parser cases (tests/data/real/sglang.json, ported as data by the conformance work)
+through SGLang's own ``FunctionCallParser``: the streamparse detector, and (marked ``peer``) SGLang's detector
+for the same format, one-shot (``parse_non_stream``) and streaming (``parse_stream_chunk`` per token, then
+``parse_stream_end``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engine_tokenizer import marker_tokenizer
+from sglang.srt.entrypoints.openai.protocol import Tool
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from vllm_drive import detokenize
+
+import streamparse.integrations.sglang  # noqa: F401  (registers the streamparse names)
+
+DATA = json.loads((Path(__file__).parents[1] / "data" / "real" / "sglang.json").read_text(encoding="utf-8"))
+PEER = {"pythonic": "pythonic", "mistral": "mistral", "hermes": "qwen25"}
+
+
+def _params() -> list[Any]:
+    out = []
+    for case in DATA["cases"]:
+        (fmt,) = case["options"]["formats"]
+        out.append(pytest.param(case, f"streamparse_{fmt}", id=f"streamparse-{case['id']}"))
+        out.append(pytest.param(case, PEER[fmt], id=f"sglang-{case['id']}", marks=pytest.mark.peer))
+    return out
+
+
+def _parser(case: dict[str, Any], name: str) -> FunctionCallParser:
+    tools = case.get("tools") or DATA.get("tools")
+    if not tools:
+        names = [c["name"] for c in case["expected"].get("calls", [])] or ["get_weather"]
+        tools = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in dict.fromkeys(names)]
+    return FunctionCallParser([Tool.model_validate(t) for t in tools], name)
+
+
+def _expected(case: dict[str, Any]) -> tuple[list[Any], str]:
+    exp = case["expected"]
+    return [(c["name"], c["arguments"]) for c in exp.get("calls", [])], exp.get("text", "").strip()
+
+
+@pytest.mark.parametrize(("case", "name"), _params())
+def test_one_shot(case: dict[str, Any], name: str) -> None:
+    text, calls = _parser(case, name).parse_non_stream(case["generated"])
+    got = [(c.name, json.loads(c.parameters)) for c in calls]
+    assert (got, text.strip()) == _expected(case), case.get("note", "")
+
+
+@pytest.mark.parametrize(("case", "name"), _params())
+def test_streaming_one_token_per_increment(case: dict[str, Any], name: str) -> None:
+    parser = _parser(case, name)
+    tok = marker_tokenizer()
+    texts: list[str] = []
+    names: dict[int, str] = {}
+    args: dict[int, list[str]] = {}
+    steps = [parser.parse_stream_chunk(text) for _, text in detokenize(tok, tok.encode(case["generated"]))]
+    for normal, calls in [*steps, parser.parse_stream_end()]:
+        texts.append(normal)
+        for c in calls:
+            if c.name:
+                names[c.tool_index] = c.name
+            args.setdefault(c.tool_index, []).append(c.parameters or "")
+    got = []
+    for index, parts in sorted(args.items()):
+        joined = "".join(parts)
+        got.append((names.get(index, ""), json.loads(joined) if joined else {}))
+    assert (got, "".join(texts).strip()) == _expected(case), case.get("note", "")

@@ -1,0 +1,128 @@
+"""vLLM's tool-parser cases for every format it tests (tests/data/real/vllm.json, ported as data by the
+conformance work), through vLLM's own composition (``ParserManager`` -> ``parse``/``parse_delta``).
+
+The adapter runs as recommended (``--tool-call-parser streamparse_<f> --reasoning-parser streamparse_<f>``);
+vLLM's own tool parser for the same family runs marked ``peer``. Expectations are the fixture's; where they
+differ from vLLM's own convention the case's ``note`` says so (docs/integrations.md has the counts).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from engine_tokenizer import marker_tokenizer
+from vllm.parser import ParserManager
+from vllm_drive import chat_request, detokenize
+
+import streamparse.integrations.vllm  # noqa: F401  (registers the streamparse names)
+
+DATA = json.loads((Path(__file__).parents[1] / "data" / "real" / "vllm.json").read_text(encoding="utf-8"))
+
+# The vLLM parser each fixture family was taken from (None: vLLM 0.33 has no parser by that name).
+PEER = {
+    "hermes": "hermes",
+    "qwen3coder": "qwen3_coder",
+    "kimi": "kimi_k2",
+    "glm4_moe": "glm45",
+    "minimax_m2": "minimax_m2",
+    "openai": "openai",
+    "phi4mini": "phi4_mini_json",
+    "deepseekv31": "deepseek_v31",
+    "llama3_json": "llama3_json",
+    "nemotron_nano_v2": None,
+    "lfm2": "lfm2",
+    "pythonic": "pythonic",
+}
+
+
+# The fixtures judge a parser closed without a reason; an engine stream that ended normally is closed with
+# "stop", and a complete body whose closer a stop sequence ate is then a call (docs/integrations.md).
+STOPPED_NORMALLY = {
+    "glm4_moe::incomplete": [("get_weather", {"city": "Beijing", "date": "2025-08-01"})],
+}
+
+
+def _adapter_name(case: dict[str, Any]) -> str:
+    formats = case["options"].get("formats")
+    return f"streamparse_{formats[0]}" if formats and len(formats) == 1 else "streamparse"
+
+
+def _params() -> list[Any]:
+    out = []
+    for case in DATA["cases"]:
+        family = case["id"].split("::")[0]
+        out.append(pytest.param(case, _adapter_name(case), id=f"streamparse-{case['id']}"))
+        if PEER.get(family):
+            out.append(pytest.param(case, PEER[family], id=f"vllm-{case['id']}", marks=pytest.mark.peer))
+    return out
+
+
+def _request(case: dict[str, Any]) -> Any:
+    # vLLM parses calls only when the request declares tools (else tool_choice is "none").
+    tools = case.get("tools") or DATA.get("tools")
+    if not tools:
+        names = [c["name"] for c in case["expected"].get("calls", [])] or ["get_weather"]
+        tools = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in dict.fromkeys(names)]
+    return chat_request(model=case.get("model") or "test-model", tools=tools)
+
+
+def _parser(name: str, case: dict[str, Any], req: Any) -> Any:
+    reasoning = name if name.startswith("streamparse") else None
+    cls = ParserManager.get_parser(tool_parser_name=name, reasoning_parser_name=reasoning, enable_auto_tools=True)
+    # What the fixture sets as options reaches vLLM as the served model and the request's template kwargs.
+    served = SimpleNamespace(served_model_name=req.model, model=req.model)
+    primed = case["options"].get("start_in_reasoning")
+    template = {"enable_thinking": primed} if isinstance(primed, bool) else None
+    return cls(marker_tokenizer(), req.tools, model_config=served, chat_template_kwargs=template)
+
+
+def _expected(case: dict[str, Any], name: str) -> tuple[list[Any], str]:
+    exp = case["expected"]
+    calls = [(c["name"], c["arguments"]) for c in exp.get("calls", [])]
+    if name.startswith("streamparse"):
+        calls = STOPPED_NORMALLY.get(case["id"], calls)
+    return calls, exp.get("text", "").strip()
+
+
+def _calls(pairs: list[tuple[str, str]]) -> list[Any]:
+    out = []
+    for name, args in pairs:
+        try:
+            out.append((name, json.loads(args) if args else {}))
+        except ValueError:
+            out.append((name, args))
+    return out
+
+
+@pytest.mark.parametrize(("case", "name"), _params())
+def test_one_shot(case: dict[str, Any], name: str) -> None:
+    req = _request(case)
+    reasoning, content, calls = _parser(name, case, req).parse(case["generated"], req, enable_auto_tools=True)
+    got = _calls([(c.name, c.arguments) for c in calls or []])
+    assert (got, (content or "").strip()) == _expected(case, name), case.get("note", "")
+
+
+@pytest.mark.parametrize(("case", "name"), _params())
+def test_streaming_one_token_per_delta(case: dict[str, Any], name: str) -> None:
+    req = _request(case)
+    parser = _parser(name, case, req)
+    tok = marker_tokenizer()
+    steps = detokenize(tok, tok.encode(case["generated"]))
+    content: list[str] = []
+    names: dict[int, str] = {}
+    args: dict[int, list[str]] = {}
+    for i, (chunk, text) in enumerate(steps):
+        delta = parser.parse_delta(text, chunk, req, [], finished=i == len(steps) - 1)
+        if delta is None:
+            continue
+        content.append(delta.content or "")
+        for tc in delta.tool_calls:
+            if tc.function and tc.function.name:
+                names[tc.index] = tc.function.name
+            args.setdefault(tc.index, []).append((tc.function.arguments or "") if tc.function else "")
+    got = _calls([(names.get(i, ""), "".join(parts)) for i, parts in sorted(args.items())])
+    assert (got, "".join(content).strip()) == _expected(case, name), case.get("note", "")
