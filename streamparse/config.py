@@ -141,13 +141,11 @@ class Config:
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
         coercion: Coercion = "lenient",
+        non_object_args: NonObjectArgs = "reject",
     ) -> None:
         active = catalog.resolve(formats)
         if coercion not in COERCIONS:
             raise ValueError(f"coercion must be one of {COERCIONS}, not {coercion!r}")
-        non_object_args: NonObjectArgs = "reject",
-    ) -> None:
-        active = catalog.resolve(formats)
         if non_object_args not in NON_OBJECT_ARGS:
             raise ValueError(f"non_object_args must be one of {NON_OBJECT_ARGS}, not {non_object_args!r}")
         if calls_in_reasoning not in CALLS_IN_REASONING:
