@@ -171,3 +171,25 @@ def test_other_tools_have_no_instance() -> None:
 def test_call_snapshot_flags() -> None:
     snap = CallSnapshot(0, "call_0", "f", {}, "rejected", "hermes", None, "malformed")
     assert snap.done and not snap.complete
+
+
+def test_the_contract_examples_of_snapshots_and_custom_formats_run() -> None:
+    """docs/API.md's python blocks of these sections run as written and show what they say."""
+    import re
+    from pathlib import Path
+
+    from streamparse import formats
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "API.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "snapshot(0)" in b or "declare(" in b]
+    assert len(blocks) == 2
+    try:
+        for block in blocks:
+            ns: dict[str, object] = {}
+            exec(block, ns)
+            snap = ns.get("snap")
+            if isinstance(snap, CallSnapshot):
+                assert (snap.name, snap.arguments, snap.status) == ("get_weather", {"city": "Ly"}, "streaming")
+    finally:
+        if "acme" in formats.names():
+            formats.unregister("acme")
