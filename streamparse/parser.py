@@ -11,7 +11,7 @@ from .config import CallsInReasoning, Coercion, Config, Fallback, FormatsOption,
 from .core.engine import Engine
 from .errors import ParserClosedError
 from .events import Event, ParseResult, ToolCall
-from .partial import CallSnapshot, PartialJson
+from .partial import CallSnapshot, PartialJson, copy_value
 from .stats import ParserStats
 
 log = logging.getLogger("streamparse")
@@ -134,7 +134,7 @@ class StreamParser:
         outcome = cand.outcome
         if isinstance(outcome, ToolCall):
             self._readers.pop(index, None)
-            return CallSnapshot(index, call_id, name, dict(outcome.arguments), "complete", fmt, outcome.parsed)
+            return CallSnapshot(index, call_id, name, copy_value(outcome.arguments), "complete", fmt, outcome.parsed)
         parts: list[str] = cand.args_seen if outcome is not None and cand.args_seen is not None else cand.args
         reader, read = self._readers.get(index) or (PartialJson(), 0)
         if len(parts) > read:

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-__all__ = ["CallSnapshot", "CallStatus", "PartialJson", "partial_arguments"]
+__all__ = ["CallSnapshot", "CallStatus", "PartialJson", "copy_value", "partial_arguments"]
 
 CallStatus: TypeAlias = Literal["streaming", "complete", "rejected"]
 
@@ -44,6 +44,11 @@ def _decode(raw: str) -> str | None:
     except ValueError:
         return None
     return value if isinstance(value, str) else None
+
+
+def copy_value(value: Any) -> Any:
+    """A copy of JSON data whose containers are new (strings and numbers are immutable and shared)."""
+    return _copy(value, {})
 
 
 def _copy(value: Any, memo: dict[int, Any]) -> Any:

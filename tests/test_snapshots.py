@@ -98,6 +98,11 @@ def test_a_snapshot_is_a_copy() -> None:
     snap = parser.snapshot(0)
     snap.arguments["tags"].append("mutated")
     assert parser.snapshot(0).arguments["tags"] == ["a"]
+    parser.feed('"}}</tool_call>')
+    done = parser.snapshot(0)
+    assert done.complete
+    done.arguments["tags"].append("mutated")
+    assert parser.snapshot(0).arguments["tags"] == ["a"]
 
 
 @pytest.mark.parametrize(
