@@ -80,7 +80,7 @@ TYPE_ALIASES: dict[str, str] = {
     "text": "string",
     "none": "null",
 }
-# Keywords whose values are data, not subschemas: never rewritten.
+# Keywords whose values are data, not subschemas: never rewritten, and a ``$ref`` in them is no reference.
 _DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples", "example"})
 
 
@@ -196,10 +196,6 @@ def _deref_shallow(root: dict[str, Any], schema: Any, depth: int = 0) -> Any:
                 out = dict(schema)
             out[keyword] = [_deref_shallow(root, m, depth + 1) for m in members]
     return out
-
-
-# Keywords whose values are data, not subschemas: a ``$ref`` key in them is not a reference.
-_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
 
 
 def _local_refs(schema: Any) -> Iterator[str]:
@@ -482,29 +478,9 @@ class ToolSet:
         return f"{_render_path(error.absolute_path)}: {_truncate(error.message)}"
 
     def model_for(self, name: str) -> type[BaseModel] | None:
-        """The pydantic model class behind ``name`` when the tool was given as one."""
+        """The pydantic model class behind ``name`` when the tool was given as one (``ToolCall.parsed``)."""
         tool = self._tools.get(name)
         return tool.model if tool is not None else None
-
-    def instantiate(self, name: str, arguments: dict[str, Any]) -> tuple[Any, str | None]:
-        """``(instance, None)`` for a tool given as a pydantic model (``model_validate(arguments)``),
-        ``(None, None)`` for any other tool, ``(None, detail)`` when the model refuses arguments the JSON
-        Schema accepted (a custom validator, say): the call is then rejected, never half-valid. Never raises."""
-        tool = self._tools.get(name)
-        if tool is None or tool.model is None:
-            return None, None
-        try:
-            return tool.model.model_validate(arguments), None
-        except Exception as exc:  # pydantic.ValidationError, or whatever a user validator raises
-            errors = getattr(exc, "errors", None)
-            if callable(errors):
-                try:
-                    first = errors()[0]
-                    where = _render_path(first.get("loc", ()))
-                    return None, f"{where}: {_truncate(str(first.get('msg', exc)))}"
-                except Exception:
-                    pass
-            return None, f"$: {_truncate(f'{type(exc).__name__}: {exc}')}"
 
     def callable_for(self, name: str) -> Callable[..., Any] | None:
         """The Python function behind ``name`` when the tool was given as one (for early dispatch)."""

@@ -185,7 +185,7 @@ def test_the_contract_examples_of_snapshots_and_custom_formats_run() -> None:
 
     from streamparse import formats
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "API.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "docs/API.md").read_text(encoding="utf-8")
     blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "snapshot(0)" in b or "declare(" in b]
     assert len(blocks) == 2
     try:

@@ -11,6 +11,8 @@ import json
 import logging
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from ..events import Event, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
 from ..rejections import Reason
 from ..stats import ParserStats
@@ -27,7 +29,7 @@ class ToolValidator(Protocol):
 
     def property_schema(self, name: str, key: str) -> dict[str, Any] | None: ...
 
-    def instantiate(self, name: str, arguments: dict[str, Any]) -> tuple[Any, str | None]: ...
+    def model_for(self, name: str) -> Any: ...
 
 
 class CallSettings(Protocol):
@@ -57,6 +59,24 @@ class CallGate(Protocol):
     def begin(self, cand: Candidate) -> None: ...
 
     def defer(self, eng: Any, cand: Candidate, call: ToolCall) -> bool: ...
+
+
+def instantiate(model: Any, arguments: dict[str, Any]) -> tuple[Any, str | None]:
+    """``(model.model_validate(arguments), None)`` for a pydantic-model tool, ``(None, None)`` without a
+    model, ``(None, detail)`` when the model refuses arguments its JSON Schema accepted (a custom
+    validator): the call is then rejected, never half-valid (``ToolCall.parsed``). Never raises."""
+    if model is None:
+        return None, None
+    try:
+        return model.model_validate(arguments), None
+    except ValidationError as exc:
+        errors = exc.errors()
+        if not errors:
+            return None, f"$: {exc}"[:300]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in errors[0]["loc"])
+        return None, f"${where}: {errors[0]['msg']}"[:300]
+    except Exception as exc:  # whatever else a user validator raises
+        return None, f"$: {type(exc).__name__}: {exc}"[:300]
 
 
 class Candidate:
@@ -242,7 +262,7 @@ class CallLifecycle:
         if tools is not None and args_json.lstrip().startswith("{"):
             problem = tools.validate(cand.name, args)
             if problem is None:
-                parsed, problem = tools.instantiate(cand.name, args)
+                parsed, problem = instantiate(tools.model_for(cand.name), args)
             if problem is not None:
                 self._reject(cand, Reason.SCHEMA_VIOLATION, problem, raw)
                 return
