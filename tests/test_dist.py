@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -22,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DIST_NAME = "streamparse-llm"
 # What the source archive must hold besides the package, so that the suite, examples and docs run from it.
-SDIST_TREES = ("tests", "examples", "docs", "benchmarks", "scripts")
+SDIST_TREES = ("tests", "tests_browser", "examples", "docs", "benchmarks", "scripts")
 SDIST_FILES = ("LICENSE", "README.md", "Makefile", "mkdocs.yml", "pyproject.toml", "MANIFEST.in", ".ci/run")
 
 
@@ -223,3 +224,38 @@ def test_serve_without_the_cli_extra_names_the_extra_in_one_line(fresh_venv: Pat
     assert len(lines) == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "streamparse-llm[cli]" in lines[0] and lines[0].startswith("streamparse serve:")
+
+
+def test_demo_in_a_pipe_and_formats_run_with_the_core_install(fresh_venv: Path) -> None:
+    # Only the live terminal view needs rich (the cli extra); piped output is plain text.
+    exe = str(fresh_venv / "bin" / "streamparse")
+    demo = subprocess.run([exe, "demo", "--speed", "0"], capture_output=True, text=True, env=_clean_env(), timeout=120)
+    assert demo.returncode == 0, demo.stderr
+    assert "Traceback" not in demo.stderr and demo.stdout.strip()
+    fmts = subprocess.run([exe, "formats"], capture_output=True, text=True, env=_clean_env(), timeout=60)
+    assert fmts.returncode == 0, fmts.stderr
+    assert fmts.stdout.startswith("hermes")
+
+
+def test_extras_refer_to_this_distribution_by_its_own_name() -> None:
+    # `streamparse[...]` inside an extra would pull the unrelated `streamparse` from the package index.
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert meta["name"] == DIST_NAME
+    wrong = [
+        f"{extra}: {req}"
+        for extra, reqs in meta["optional-dependencies"].items()
+        for req in reqs
+        if re.match(r"streamparse(?![-\w])", req)
+    ]
+    assert wrong == []
+    own = [req for reqs in meta["optional-dependencies"].values() for req in reqs if req.startswith(DIST_NAME)]
+    assert own, "the test extra builds on the cli extra by name"
+
+
+def test_wheel_carries_every_package_file(built: Built) -> None:
+    # Package data (recordings, static pages, py.typed) is easy to forget in package-data: compare with the tree.
+    with zipfile.ZipFile(built.wheel) as zf:
+        names = set(zf.namelist())
+    expected = {p for p in _tracked("streamparse") if "__pycache__" not in p and not p.endswith(".pyc")}
+    assert "streamparse/py.typed" in expected
+    assert sorted(expected - names) == []

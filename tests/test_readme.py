@@ -84,3 +84,10 @@ def test_format_count_and_list_match_the_catalog() -> None:
     assert match and int(match.group(1)) == len(formats.names())
     listed = README[README.index("## Formats") :].split("##", 2)[1]
     assert [n for n in formats.names() if not re.search(rf"\b{n}\b", listed)] == []
+
+
+def test_readme_names_what_ci_runs() -> None:
+    ci = re.findall(r"^make ([\w-]+)", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.MULTILINE)
+    sentence = re.search(r"CI \(`\.ci/run`\) runs ([^.]+)\.", README)
+    assert ci and sentence
+    assert re.findall(r"`make ([\w-]+)`", sentence.group(1)) == ci

@@ -9,12 +9,14 @@ from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, word_char
 from ..states.json_body import JsonCallState
 from .base import FormatSpec, Wiring
 from .openers import Decision, json_call, named_json
+from .wrappers import wrapped_call
 
 
 def wire_hermes(w: Wiring) -> None:
     # `<tool_call>[` is granite's when granite is active (docs/FORMATS.md, auto-detection), else a hermes list.
     # Several objects in one block (`<tool_call>{...}, {...}</tool_call>`) are several calls.
     w.on("<tool_call>", json_call("hermes", ("</tool_call>",), lists=True, unless_active="granite", several=True))
+    w.start.append(wrapped_call)  # the wrappers llama.cpp tolerates, at the output start (formats/wrappers.py)
 
 
 FUNCTION_NAME = re.compile(r"(?P<name>[^\s<>=]{1,200})>")

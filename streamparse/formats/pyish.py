@@ -82,12 +82,35 @@ def pythonic_bare(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
+def pythonic_after_prose(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``[NAME(`` after prose (SGLang reads a pythonic list anywhere): only when the tools are given and
+    NAME is one of them, so prose such as ``[see(1)]`` or ``[print(x) for x in y]`` stays text. Llama 3.2 /
+    4 write a short preamble before the list. The list is then read as at the output start (text until
+    its first call is confirmed)."""
+    tools = eng.cfg.tools
+    if tools is None or eng.call is not None:
+        return False
+    buf = eng.buf
+    k = skip_ws(buf, e)
+    if k >= len(buf):
+        return False if final or k - e >= LOOKAHEAD else None
+    m = match_head(buf, k, final)
+    if m is None or isinstance(m, bool):
+        return None if m is None else False
+    if m.group("name") not in tools:
+        return False
+    eng.pos = e
+    eng.push(PyCallsState("pythonic", LIST, None, bare=True, held="["))
+    return True
+
+
 def wire_pythonic(w: Wiring) -> None:
     w.on(PY_START, wrapped_list(PY_END))
     w.on(LFM_START, wrapped_list(LFM_END))
     # LFM2's llama.cpp template writes a JSON list of call objects inside the same tokens.
     w.on(LFM_START, json_call("pythonic", (LFM_END,), lists=True))
     w.on(OLMO_OPEN, olmo_open)
+    w.on("[", pythonic_after_prose)
     w.start.append(pythonic_bare)
 
 

@@ -89,6 +89,7 @@ class OpenAIChunkWriter:
         self._open: dict[int, _OpenCall] = {}
         self._started = False
         self._finished = False
+        self._frames: dict[str, tuple[bytes, bytes]] = {}
 
     def chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -101,6 +102,16 @@ class OpenAIChunkWriter:
         if self.system_fingerprint is not None:
             out["system_fingerprint"] = self.system_fingerprint
         return out
+
+    def delta_sse(self, key: str, text: str) -> bytes:
+        """``to_sse(self.chunk({key: text}))`` for the hot path (a text or reasoning piece): the chunk's
+        fixed part is encoded once per key, only ``text`` per call."""
+        frame = self._frames.get(key)
+        if frame is None:
+            marker = "\x00streamparse\x00"
+            head, _, tail = to_sse(self.chunk({key: marker})).partition(json.dumps(marker).encode())
+            frame = self._frames[key] = (head, tail)
+        return frame[0] + json.dumps(text, ensure_ascii=False).encode() + frame[1]
 
     def _begin(self) -> list[dict[str, Any]]:
         if self._started:

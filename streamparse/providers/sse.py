@@ -71,16 +71,22 @@ class SSEDecoder:
         out: list[SSEEvent] = []
         start = 0
         n = len(text)
+        cr = text.find("\r")  # the next CR at or after start (n: none); found once, not once per line
+        if cr < 0:
+            cr = n
         while start < n:
-            cr = text.find("\r", start)
-            lf = text.find("\n", start)
-            if cr < 0 and lf < 0:
+            if cr < start:
+                cr = text.find("\r", start)
+                if cr < 0:
+                    cr = n
+            lf = text.find("\n", start, cr)  # only a LF before the next CR ends this line first
+            if lf < 0 and cr == n:
                 self._line.append(text[start:])
                 self._line_len += n - start
                 if self.max_chars is not None and self._line_len > self.max_chars:
                     raise SSELimitError(f"an SSE line grew past {self.max_chars} characters")
                 break
-            if cr < 0 or (0 <= lf < cr):
+            if lf >= 0:
                 end, nxt = lf, lf + 1
             elif cr + 1 < n:
                 end, nxt = cr, cr + 2 if text[cr + 1] == "\n" else cr + 1

@@ -158,6 +158,13 @@ class ChatRewriter:
         return [chunk]
 
     def _sse(self, events: list[Event], payload: Mapping[str, Any]) -> bytes:
+        if len(events) == 1 and self.writer is not None and type(events[0]) is TextDelta:
+            text = events[0].text  # the hot path: one piece of visible text
+            if text.strip():
+                if self._ws:
+                    text, self._ws = self._ws + text, ""
+                self._segment_text = True
+                return self.writer.delta_sse("content", text)
         try:
             chunks = self._chunks(events, payload)
         except CallRejectedError as exc:
@@ -243,12 +250,16 @@ class ChatRewriter:
             self.passthrough = True  # structured calls from upstream: flush what we hold, relay the rest
             self.finished = bool(reason)
             return self._sse(self.parser.close(), payload) + encode_sse(data)
-        out = self._sse([], payload)
-        writer = self._writer(payload)
+        writer = self.writer
+        if writer is None:
+            out = self._sse([], payload)  # the role chunk, once
+            writer = self._writer(payload)
+        else:
+            out = b""
         for key in ("reasoning_content", "reasoning"):
             reasoning = delta.get(key)
             if isinstance(reasoning, str) and reasoning:
-                out += to_sse(writer.chunk({key: reasoning}))
+                out += writer.delta_sse(key, reasoning)
                 break
         content = delta.get("content")
         if isinstance(content, str) and content:
