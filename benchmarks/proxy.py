@@ -2,8 +2,9 @@
 
 Three processes per proxy: a fake upstream (raw asyncio, pre-encoded SSE, one chunk per event), the proxy
 (uvicorn), and this process as the load (raw asyncio sockets, checks every stream's content and call).
-The pass-through is starlette + httpx + uvicorn relaying the upstream's bytes without parsing: the same
-stack as ``streamparse serve``, so the difference is what parsing and rewriting cost.
+The pass-through ("bare") is ``streamparse serve``'s own app with the chat route relaying bytes like any
+other route: the same uvicorn + httpx + relay code, so the difference is what parsing and rewriting cost.
+``--floor starlette`` adds a plain starlette ``StreamingResponse`` relay for comparison.
 
 1. CPU per chunk: ``--cpu-streams`` streams at once, each ``--cpu-chunks`` 8-character chunks, one every
    ``--cpu-interval`` seconds (paced, so each SSE event reaches the proxy as its own read, as tokens do);
@@ -111,7 +112,24 @@ def upstream_main(sock: socket.socket, pieces: list[str], interval: float) -> No
 
 
 def bare_app(upstream: str) -> Any:
-    """The floor: relay the upstream's bytes, no parsing (same starlette + httpx + uvicorn stack)."""
+    """The floor: ``streamparse serve``'s own app with the chat route relaying the upstream's bytes like
+    every other route (no parsing, no rewriting): the same uvicorn + httpx + relay code, so the difference
+    is what parsing costs."""
+    from starlette.requests import Request
+
+    from streamparse.server.app import ProxyApp, create_app
+
+    class PassThrough(ProxyApp):
+        async def chat(self, request: Request, url: str, body: bytes) -> Any:
+            return await self.passthrough(request, url, body)
+
+    app = create_app(upstream)
+    app.__class__ = PassThrough
+    return app
+
+
+def starlette_app(upstream: str) -> Any:
+    """A plain starlette ``StreamingResponse`` relay (``--floor starlette``), for comparison."""
     import httpx
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -142,6 +160,8 @@ def proxy_main(sock: socket.socket, kind: str, upstream: str) -> None:
 
     if kind == "bare":
         app = bare_app(upstream)
+    elif kind == "starlette":
+        app = starlette_app(upstream)
     else:
         from streamparse.server import create_app
 
@@ -247,7 +267,7 @@ def run_case(kind: str, streams: int, chunks: int, interval: float) -> tuple[flo
 def exact(kind: str, results: list[Result], chunks: int) -> int:
     pieces = _pieces(chunks, with_call=True)
     text = "".join(pieces)
-    if kind == "bare":
+    if kind in ("bare", "starlette"):
         return sum(r.content == text and r.finish == "stop" for r in results)
     want = [("get_weather", json.dumps({"city": "Oslo"}))]
     body = text[: -len(CALL)]
@@ -270,14 +290,16 @@ def main() -> None:
     ap.add_argument("--streams", type=int, default=500)
     ap.add_argument("--chunks", type=int, default=100)
     ap.add_argument("--interval", type=float, default=0.02)
+    ap.add_argument("--floor", choices=["bare", "starlette"], action="append", help="pass-throughs to run")
     args = ap.parse_args()
+    kinds = [*(args.floor or ["bare"]), "streamparse"]
 
     print(
         f"1. proxy CPU per chunk ({args.cpu_streams} streams x {args.cpu_chunks} chunks,"
         f" one every {args.cpu_interval * 1000:g} ms)"
     )
     per_chunk: dict[str, float] = {}
-    for kind in ("bare", "streamparse"):
+    for kind in kinds:
         cpu, results, events = run_case(kind, args.cpu_streams, args.cpu_chunks, args.cpu_interval)
         per_chunk[kind] = cpu / (events * len(results)) * 1e6
         ok = exact(kind, results, args.cpu_chunks)
@@ -287,7 +309,7 @@ def main() -> None:
     print(
         f"2. {args.streams} concurrent streams, 8-char chunks every {args.interval * 1000:.0f} ms, {args.chunks} chunks"
     )
-    for kind in ("bare", "streamparse"):
+    for kind in kinds:
         cpu, results, events = run_case(kind, args.streams, args.chunks, args.interval)
         ok = exact(kind, results, args.chunks)
         ttfb = [r.ttfb for r in results]

@@ -14,6 +14,8 @@ from . import formats as catalog
 from .core.engine import Engine, Handler, MarkerTable, ScanState, State
 from .formats import unmarked
 from .formats.base import Wiring
+from .formats.openers import unparsed_block
+from .formats.pyish import pythonic_after_prose
 from .states.gates import FALLBACK_MODES, START_FALLBACK
 from .states.start import StartState, intent_handlers
 from .states.text import (
@@ -57,7 +59,12 @@ class Tables:
     """The compiled scopes of one (formats, policy) combination."""
 
     def __init__(
-        self, active: tuple[str, ...], promote: bool, explicit: bool = False, fallback: str | None = None
+        self,
+        active: tuple[str, ...],
+        promote: bool,
+        explicit: bool = False,
+        fallback: str | None = None,
+        tools: bool = False,
     ) -> None:
         w = Wiring(active=frozenset(active), explicit=explicit)
         for name in active:
@@ -95,6 +102,14 @@ class Tables:
             primed_ns = {k: [end_primed_reasoning] for k in w.ns}
         self.primed = MarkerTable(primed, primed_ns or None) if not promote else MarkerTable(primed, w.ns)
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
+        if tools and "pythonic" in active:
+            # A pythonic list after prose, for declared tools only: without tools `[` is never a marker
+            # (the commonest character of markdown stays on the fast path).
+            text.setdefault("[", []).append(pythonic_after_prose)
+        for opener, closer in catalog.BLOCK_CLOSERS.items():
+            fmt = catalog.owner(opener, active) if opener in text else None
+            if fmt is not None:
+                text[opener].append(unparsed_block(fmt, closer))  # last: after every format's check
         for t in CONTROL_TOKENS:
             text.setdefault(t, []).append(drop)
         text.setdefault("</s>", []).append(end_of_output_only)
@@ -121,10 +136,15 @@ def _unnamed_start_handlers(active: tuple[str, ...]) -> tuple[Handler, ...]:
 
 @lru_cache(maxsize=64)
 def tables(
-    active: tuple[str, ...], promote: bool, explicit: bool = False, fallback: str | None = None, generation: int = 0
+    active: tuple[str, ...],
+    promote: bool,
+    explicit: bool = False,
+    fallback: str | None = None,
+    tools: bool = False,
+    generation: int = 0,
 ) -> Tables:
     """The tables of one configuration; ``generation`` (of the catalog) keeps a re-registered name fresh."""
-    return Tables(active, promote, explicit, fallback)
+    return Tables(active, promote, explicit, fallback, tools)
 
 
 class Config:
@@ -168,7 +188,7 @@ class Config:
         self.coercion = coercion
         self.non_object_args = non_object_args
         promote = calls_in_reasoning == "promote"
-        self.tables = tables(active, promote, not self.auto, fallback, catalog.generation())
+        self.tables = tables(active, promote, not self.auto, fallback, self.tools is not None, catalog.generation())
 
     def initial_state(self, eng: Engine) -> State:
         return ScanState(self.tables.text)

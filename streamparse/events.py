@@ -114,6 +114,9 @@ class ToolCallRejected:
     name: str | None = None
     detail: str = ""
     format: str | None = None
+    arguments: str | None = None
+    """For ``schema_violation``: the call's complete arguments JSON (the same text its deltas carried), so a
+    consumer can hand the call on for validation elsewhere (``streamparse serve --pass-invalid``)."""
     started: bool = False
     type: ClassVar[str] = "tool_call_rejected"
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import formats as catalog
 from .config import CallsInReasoning, Coercion, Config, Fallback, FormatsOption, NonObjectArgs
 from .core.engine import Engine
+from .core.parts import Parts
 from .errors import ParserClosedError
 from .events import Event, ParseResult, ToolCall
 from .partial import CallSnapshot, PartialJson, copy_value
 from .stats import ParserStats
+from .token_input import TokenGuard
 
 log = logging.getLogger("streamparse")
 
@@ -44,6 +46,7 @@ class StreamParser:
         id_prefix: str = "call_",
         coercion: Coercion = "lenient",
         non_object_args: NonObjectArgs = "reject",
+        special_tokens: Mapping[int, str] | None = None,
     ) -> None:
         self._config = Config(
             formats,
@@ -57,10 +60,13 @@ class StreamParser:
             non_object_args=non_object_args,
         )
         self._engine = Engine(self._config)
-        # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
-        self.feed = self._engine.feed  # type: ignore[method-assign]
+        # Token-id input (``feed_tokens``): markers that are special tokens count only as their token ids.
+        self._guard = TokenGuard(special_tokens) if special_tokens else None
+        if self._guard is None:
+            # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
+            self.feed = self._engine.feed  # type: ignore[method-assign]
         self.preset: Any = None
-        self._readers: dict[int, tuple[PartialJson, int]] = {}  # open calls: reader, argument parts read
+        self._readers: dict[int, PartialJson] = {}  # calls whose snapshot was asked for: their arguments so far
 
     @classmethod
     def for_model(
@@ -88,9 +94,26 @@ class StreamParser:
         """Consume the next piece of model output; return the events it made certain.
 
         Raises ``ParserClosedError`` after ``close()`` and ``TypeError`` for anything but str/bytes.
-        (Replaced per instance by the engine's method; this is its documentation.)
+        (Replaced per instance by the engine's method; this is its documentation.) With ``special_tokens``,
+        text fed here is plain text, as from tokens that are not special (see :meth:`feed_tokens`).
         """
-        return self._engine.feed(chunk)  # pragma: no cover
+        if isinstance(chunk, str):
+            return self.feed_tokens(((None, chunk),))
+        raise TypeError("a parser given special_tokens takes text (str) or feed_tokens(), not bytes")
+
+    def feed_tokens(self, pieces: Iterable[tuple[int | None, str]]) -> list[Event]:
+        """Consume ``(token id, text)`` pieces. Needs ``special_tokens`` (the tokenizer's table, ``{id: text}``).
+
+        A marker that is a special token is recognised only when it arrives as that token's id: the same
+        characters inside other tokens' text stay text (and reach the events unchanged). ``None`` as the id
+        means plain text.
+        """
+        guard = self._guard
+        if guard is None:
+            raise ValueError("feed_tokens() needs StreamParser(special_tokens={id: text, ...})")
+        if self._engine.closed:
+            raise ParserClosedError("feed() after close(): call reset() to parse a new stream")
+        return guard.clean(self._engine.feed(guard.text(pieces)))
 
     def close(self, reason: str | None = None) -> list[Event]:
         """End of stream: flush held text, finish or reject open calls (end-of-stream rule).
@@ -99,12 +122,24 @@ class StreamParser:
         sequence that ate a closing marker) accepts a call whose body is complete but whose closer is
         missing; anything else (``"length"``...) or ``None`` rejects it as truncated.
         """
-        return self._engine.close(reason)
+        guard = self._guard
+        if guard is None or self._engine.closed:
+            return self._engine.close(reason)
+        tail = guard.flush()
+        head = self._engine.feed(tail) if tail else []
+        return guard.clean(head + self._engine.close(reason))
 
     def reset(self) -> None:
         """Return to the initial state for a new stream (same configuration)."""
         self._engine.reset()
         self._readers.clear()
+        if self._guard is not None:
+            self._guard.flush()
+
+    @property
+    def takes_tokens(self) -> bool:
+        """Whether this parser was given ``special_tokens`` (then :meth:`feed_tokens` is its input)."""
+        return self._guard is not None
 
     # -- snapshots ---------------------------------------------------------------------------------
 
@@ -135,12 +170,15 @@ class StreamParser:
         if isinstance(outcome, ToolCall):
             self._readers.pop(index, None)
             return CallSnapshot(index, call_id, name, copy_value(outcome.arguments), "complete", fmt, outcome.parsed)
-        parts: list[str] = cand.args_seen if outcome is not None and cand.args_seen is not None else cand.args
-        reader, read = self._readers.get(index) or (PartialJson(), 0)
-        if len(parts) > read:
-            for piece in parts[read:]:
-                reader.feed(piece)
-        self._readers[index] = (reader, len(parts))
+        parts = cand.args_seen if outcome is not None and cand.args_seen is not None else cand.args
+        reader = self._readers.get(index)
+        if reader is None:  # first request: read what came so far once, then only what the tap collects
+            reader = self._readers[index] = PartialJson()
+            reader.feed(parts.join())
+            parts.tap = Parts()
+        elif parts.tap:
+            reader.feed(parts.tap.join())
+            parts.tap = Parts()
         value = reader.value()
         args = value if isinstance(value, dict) else {}
         if outcome is not None:

@@ -119,3 +119,16 @@ def test_the_request_decides_whether_the_output_starts_in_reasoning(
     assert start_in_reasoning_for(model, kwargs) is expected
     parser = StreamParser.for_model(model, chat_template_kwargs=kwargs)
     assert parser._config.start_in_reasoning is expected
+
+
+def test_a_closed_tool_call_block_nobody_can_read_is_rejected_not_shown() -> None:
+    result = check_stream("<tool_call>not json</tool_call> after", formats=["hermes"])
+    assert calls(result) == [] and reasons(result) == ["malformed"] and result.text == " after"
+    xml = "<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>"
+    assert reasons(check_stream(xml, formats=["hermes"])) == ["malformed"]  # known markup, format off
+
+
+def test_a_tool_call_tag_mentioned_in_prose_stays_text() -> None:
+    text = "I use <tool_call> tags for calls."
+    result = check_stream(text, formats=["hermes"])
+    assert result.text == text and result.rejected == []

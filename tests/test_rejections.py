@@ -185,3 +185,16 @@ def test_unknown_options_and_formats_raise_value_error() -> None:
         StreamParser(formats=["hermez"])
     with pytest.raises(ValueError):
         StreamParser(calls_in_reasoning="execute")
+
+
+def test_schema_violation_carries_the_complete_arguments_other_rejections_do_not() -> None:
+    from streamparse import StreamParser
+    from streamparse.events import ToolCallRejected
+
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}}]  # fmt: skip
+    parser = StreamParser(formats=["hermes"], tools=tools)
+    text = '<tool_call>{"name": "f", "arguments": {"n": "x"}}</tool_call><tool_call>{"name": "g", "arguments": {}}</tool_call>'
+    events = [e for ch in text for e in parser.feed(ch)] + parser.close()
+    rejected = [e for e in events if isinstance(e, ToolCallRejected)]
+    assert [(e.reason, e.arguments) for e in rejected] == [("schema_violation", '{"n": "x"}'), ("unknown_tool", None)]

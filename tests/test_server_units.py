@@ -78,7 +78,10 @@ def test_writer_fast_path_equals_the_chunk_encoding() -> None:
 def test_writer_maps_ids_and_hands_over_a_rejected_call() -> None:
     writer = OpenAIChunkWriter("m", call_id=lambda pid: "X" + pid)
     writer.write([ToolCallStart(0, "call_0", "get_weather"), ToolCallDelta(0, '{"city": 5}')])
-    chunks = writer.hand_over(ToolCallRejected(0, "schema_violation", "raw", "get_weather", "city: not a string"))
+    rejected = ToolCallRejected(
+        0, "schema_violation", "raw", "get_weather", "city: not a string", "hermes", '{"city": 5}'
+    )
+    chunks = writer.hand_over(rejected)
     calls = [tc for c in chunks for tc in c["choices"][0]["delta"]["tool_calls"]]
     assert calls[0]["id"] == "Xcall_0" and calls[0]["function"]["name"] == "get_weather"
     assert "".join(tc["function"]["arguments"] for tc in calls) == '{"city": 5}'
@@ -134,3 +137,45 @@ def test_prompt_format_follows_the_preset_and_falls_back_to_hermes() -> None:
         "pythonic",
     )  # fmt: skip
     assert call["messages"][0]["content"] == "[f(a=1, b='x')]"
+
+
+def test_worker_processes_get_the_options_through_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamparse.server.app import app_from_env
+    from streamparse.server.options import ENV_OPTIONS, ServerOptions
+
+    options = ServerOptions(on_reject="error", formats=["hermes"], max_call_chars=99, eager=True)
+    env = {"upstream": "http://127.0.0.1:9/v1", "options": options.to_json(), "log_level": "warning"}
+    monkeypatch.setenv(ENV_OPTIONS, json.dumps(env))
+    app = app_from_env()
+    assert app.base == "http://127.0.0.1:9/v1"
+    assert app.options == ServerOptions(on_reject="error", formats=["hermes"], max_call_chars=99, eager=True)
+
+
+def _completion_app(text: str, **options: object) -> object:
+    import httpx
+    from starlette.testclient import TestClient
+
+    from streamparse.server import create_app
+
+    reply = {"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}  # fmt: skip
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=reply))
+    return TestClient(create_app("http://upstream.invalid", transport=transport, **options))
+
+
+UNDECLARED = 'Sure.<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>'
+BODY = {"model": "Qwen/Qwen3-8B", "messages": [{"role": "user", "content": "go"}], "tools": TOOLS}
+
+
+def test_non_streaming_rejection_is_noted_or_answered_502() -> None:
+    with _completion_app(UNDECLARED) as client:  # type: ignore[attr-defined]
+        got = client.post("/v1/chat/completions", json=BODY).json()
+    assert got["streamparse_rejections"][0]["reason"] == "unknown_tool"
+    assert "rejected (unknown_tool)" in got["choices"][0]["message"]["content"]
+    assert "tool_calls" not in got["choices"][0]["message"]
+    with _completion_app(UNDECLARED, on_reject="error") as client:  # type: ignore[attr-defined]
+        resp = client.post("/v1/chat/completions", json=BODY)
+    assert resp.status_code == 502 and resp.json()["error"]["type"] == "tool_call_rejected"
+    with _completion_app(UNDECLARED, on_reject="drop") as client:  # type: ignore[attr-defined]
+        got = client.post("/v1/chat/completions", json=BODY).json()
+    assert got["choices"][0]["message"]["content"] == "Sure." and "streamparse_rejections" not in got

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from ..events import Event, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
 from ..rejections import Reason
 from ..stats import ParserStats
+from .parts import Parts
 
 log = logging.getLogger("streamparse")
 
@@ -109,13 +110,13 @@ class Candidate:
         self.index: int | None = None
         self.id: str | None = None
         self.name: str | None = None
-        self.args: list[str] = []
+        self.args = Parts()  # the arguments JSON so far (pieces joined as they come: see parts.py)
         self.pending: list[str] = []
         self.has_args = False
         self.started = False
         self.reject: str | None = None
         self.detail = ""
-        self.raw_parts: list[str] = []
+        self.raw_parts = Parts()
         self.raw_mark = raw_mark
         self.raw_len = 0
         self.repairs: list[str] = []
@@ -123,7 +124,7 @@ class Candidate:
         self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
         self.gate: CallGate | None = None  # the gated fallback's policy, when it applies to this call
         self.outcome: ToolCall | ToolCallRejected | None = None  # the verdict, once emitted (snapshots)
-        self.args_seen: list[str] | None = None  # a rejected call's argument text (kept past too_large)
+        self.args_seen: Parts | None = None  # a rejected call's argument text (kept past too_large)
 
 
 class CallLifecycle:
@@ -222,7 +223,7 @@ class CallLifecycle:
         if end > cand.raw_mark:
             cand.raw_parts.append(self.buf[cand.raw_mark : end])
             cand.raw_mark = end
-        return "".join(cand.raw_parts)
+        return cand.raw_parts.join()
 
     def end_call(self, end: int) -> None:
         """The call's closing delimiter ends at ``end``: finish, validate, emit End or Rejected."""
@@ -245,7 +246,7 @@ class CallLifecycle:
             cand.pending.append("{}")
         if cand.pending:
             self._flush_deltas(cand)
-        args_json = cand.args[0] if len(cand.args) == 1 else "".join(cand.args)
+        args_json = cand.args.join()
         try:
             args = json.loads(args_json)
         except (ValueError, RecursionError) as exc:
@@ -324,15 +325,15 @@ class CallLifecycle:
             cand.raw_parts.append(self.buf[cand.raw_mark : self.pos])
             cand.raw_mark = self.pos
         # The call's markup so far, including the part a state still holds undecided.
-        raw = "".join(cand.raw_parts) + self.buf[cand.raw_mark :]
+        raw = cand.raw_parts.join() + self.buf[cand.raw_mark :]
         limit = self.cfg.max_call_chars
         if cand.reject is not None:  # an earlier, more specific verdict stands (as in fail_call)
             self._reject(cand, cand.reject, cand.detail, raw)
         else:
             self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
         cand.closed = True
-        cand.raw_parts = []
-        cand.args = []
+        cand.raw_parts = Parts()
+        cand.args = Parts()
         cand.pending = []
 
     def _reject(self, cand: Candidate, reason: str, detail: str, raw: str) -> None:
@@ -350,7 +351,8 @@ class CallLifecycle:
             cand.fallback,
             detail,
         )
-        event = ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format, cand.started)
+        args = cand.args.join() if reason == Reason.SCHEMA_VIOLATION else None
+        event = ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format, args, cand.started)
         cand.outcome = event
         cand.args_seen = cand.args if cand.started else None
         self.events.append(event)

@@ -29,7 +29,17 @@ __all__ = [
     "get",
     "resolve",
     "siblings",
+    "owner",
+    "BLOCK_CLOSERS",
 ]
+
+# Block openers shared or distinctive enough that a closed block nobody could read is a failed call
+# (rejected ``malformed``), not text: see ``openers.unparsed_block``.
+BLOCK_CLOSERS: dict[str, str] = {
+    "<tool_call>": "</tool_call>",
+    "<minimax:tool_call>": "</minimax:tool_call>",
+    "<TOOLCALL>": "</TOOLCALL>",
+}
 
 CATALOG: dict[str, FormatSpec] = {}
 for _module in (jsonic, tagged, tokens, marked, sections, functionary, pyish, unmarked):
@@ -132,3 +142,8 @@ def siblings(names: Any) -> tuple[str, ...]:
         if not CATALOG[n].opt_in and _markers(n) & shared:
             chosen.add(n)
     return tuple(n for n in ORDER if n in chosen)
+
+
+def owner(marker: str, active: tuple[str, ...]) -> str | None:
+    """The first active format (catalog order) that wires ``marker``."""
+    return next((n for n in active if marker in _markers(n)), None)

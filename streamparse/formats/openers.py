@@ -217,3 +217,26 @@ def objects_section(fmt: str, table: Callable[[], MarkerTable], token: bool) -> 
         return True
 
     return handler
+
+
+UNPARSED_SCAN = 2 * LOOKAHEAD  # how far a block closer is looked for after an opener nobody took
+
+
+def unparsed_block(fmt: str, closer: str) -> Handler:
+    """Last handler of a shared block opener (``<tool_call>``): every format's continuation check failed,
+    but the block is closed soon after. It is a call that could not be read, so it is rejected
+    ``malformed`` with the whole block as its raw text, never shown. An opener with no closer within
+    ``UNPARSED_SCAN`` characters (prose that mentions the tag) stays text."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        buf = eng.buf
+        i = buf.find(closer, e, e + UNPARSED_SCAN + len(closer))
+        if i < 0:
+            return None if not final and len(buf) < e + UNPARSED_SCAN + len(closer) else False
+        end = i + len(closer)
+        eng.begin_call(fmt, s)
+        eng.fail_call(Reason.MALFORMED, f"the {buf[s:e]} block is none of the formats that use it", end)
+        eng.pos = end
+        return True
+
+    return handler

@@ -110,7 +110,6 @@ def wire_pythonic(w: Wiring) -> None:
     # LFM2's llama.cpp template writes a JSON list of call objects inside the same tokens.
     w.on(LFM_START, json_call("pythonic", (LFM_END,), lists=True))
     w.on(OLMO_OPEN, olmo_open)
-    w.on("[", pythonic_after_prose)
     w.start.append(pythonic_bare)
 
 

@@ -84,6 +84,10 @@ class RequestSession:
             return None
         return self._piece(self.parser.feed(text))
 
+    def push_tokens(self, pieces: Iterable[tuple[int | None, str]]) -> Piece | None:
+        """Token-id input (the parser was built with ``special_tokens``): ``(token id, text)`` pieces."""
+        return self._piece(self.parser.feed_tokens(pieces))
+
     def finish(self, reason: str | None = "stop") -> Piece | None:
         """End of stream: flush held text and finish or reject open calls.
 

@@ -81,16 +81,69 @@ def _make_parser(
     tools: list[dict[str, Any]] | None,
     start_in_reasoning: bool | None = None,
     chat_template_kwargs: dict[str, Any] | None = None,
+    special_tokens: dict[int, str] | None = None,
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
     options: dict[str, Any] = {"calls_in_reasoning": "promote", "tools": tools, "non_object_args": "pass"}
+    if special_tokens:
+        options["special_tokens"] = special_tokens
     if start_in_reasoning is not None:
         options["start_in_reasoning"] = start_in_reasoning
     if format_names is None:
         # The request's chat_template_kwargs (enable_thinking...) decide primed reasoning with the preset.
         return StreamParser.for_model(model or "", chat_template_kwargs=chat_template_kwargs, **options)
     return StreamParser(list(format_names), **options)
+
+
+_TABLES: dict[int, tuple[Any, dict[int, str]]] = {}
+
+
+def special_table(tokenizer: Any) -> dict[int, str]:
+    """The tokenizer's added tokens (special or not), ``{id: text}``: computed once per tokenizer."""
+    cached = _TABLES.get(id(tokenizer))
+    if cached is not None and cached[0] is tokenizer:
+        return cached[1]
+    table: dict[int, str] = {}
+    decoder = getattr(tokenizer, "added_tokens_decoder", None)
+    if isinstance(decoder, dict):
+        for token_id, token in decoder.items():
+            text = getattr(token, "content", token)
+            if isinstance(text, str) and text:
+                table[int(token_id)] = text
+    if len(_TABLES) >= 8:
+        _TABLES.clear()
+    _TABLES[id(tokenizer)] = (tokenizer, table)
+    return table
+
+
+def token_pieces(tokenizer: Any, table: dict[int, str], text: str, ids: Sequence[int]) -> list[tuple[int | None, str]]:
+    """One delta as ``(token id, text)`` pieces: each added token's text, and the plain text between them.
+
+    A plain run's text is found by decoding it; where that does not line up with the delta (the detokenizer
+    held a partial character back), the added token's text is looked up from the current position instead.
+    """
+    marks = [k for k, token in enumerate(ids) if token in table]
+    if not marks:
+        return [(None, text)]
+    out: list[tuple[int | None, str]] = []
+    cursor = start = 0
+    for k in marks:
+        special = table[ids[k]]
+        plain = tokenizer.decode(list(ids[start:k])) if k > start else ""
+        if text.startswith(plain, cursor) and text.startswith(special, cursor + len(plain)):
+            at = cursor + len(plain)
+        else:
+            at = text.find(special, cursor)
+            if at < 0:
+                continue  # not in this delta's text (held back by the detokenizer): its text stays plain
+        if at > cursor:
+            out.append((None, text[cursor:at]))
+        out.append((ids[k], special))
+        cursor, start = at + len(special), k + 1
+    if cursor < len(text):
+        out.append((None, text[cursor:]))
+    return out
 
 
 def _delta(piece: Piece | None) -> DeltaMessage | None:
@@ -156,18 +209,20 @@ class StreamparseToolParser(ToolParser):
             request.skip_special_tokens = False
         return request
 
-    def _parser(self, request: Any, model: str | None = None) -> StreamParser:
+    def _parser(self, request: Any, model: str | None = None, tokens: bool = False) -> StreamParser:
         tools = _tool_specs(self.tools or getattr(request, "tools", None))
+        table = special_table(self.model_tokenizer) if tokens and self.model_tokenizer is not None else None
         peer = self.reasoning_parser
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
         template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
-        return _make_parser(self.format_names, model, tools, primed, template)
+        return _make_parser(self.format_names, model, tools, primed, template, table)
 
     def session(self, request: Any = None, model: str | None = None) -> RequestSession:
         """This request's session, created on first use (by this parser or its reasoning parser)."""
         if self._session is None:
-            self._session = RequestSession(self._parser(request, model), _new_id)
+            # Streaming gets token ids: markers that are added tokens count only as those ids.
+            self._session = RequestSession(self._parser(request, model, tokens=True), _new_id)
             if request is not None:
                 self._max_tokens = _max_tokens(request)
         return self._session
@@ -210,7 +265,14 @@ class StreamparseToolParser(ToolParser):
         if self._max_tokens is None:
             self._max_tokens = _max_tokens(request)
         self._tokens += len(delta_token_ids)
-        return _delta(session.push(delta_text))
+        return _delta(self.push(session, delta_text, delta_token_ids))
+
+    def push(self, session: RequestSession, text: str, ids: Sequence[int]) -> Piece | None:
+        """One delta into the session: as token pieces when the session takes token ids."""
+        if session.parser.takes_tokens and self.model_tokenizer is not None:
+            table = special_table(self.model_tokenizer)
+            return session.push_tokens(token_pieces(self.model_tokenizer, table, text, ids))
+        return session.push(text)
 
     def count_tokens(self, n: int) -> None:
         self._tokens += n
@@ -341,6 +403,7 @@ class StreamparseReasoningParser(ReasoningParser):
     ) -> DeltaMessage | None:
         if self.tool_parser is not None:
             self.tool_parser.count_tokens(len(delta_token_ids))
+            return _delta(self.tool_parser.push(self._stream(), delta_text, delta_token_ids))
         return _delta(self._stream().push(delta_text))
 
     def finish_streaming(self) -> DeltaMessage | None:

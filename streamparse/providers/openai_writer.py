@@ -13,7 +13,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..events import (
@@ -43,7 +43,7 @@ def new_completion_id() -> str:
 class _OpenCall:
     id: str
     name: str
-    args: list[str] = field(default_factory=list)
+    sent_chars: int = 0  # argument characters already sent (eager mode); nothing else is kept per delta
     out_index: int | None = None  # set once the call has been sent (eager mode: at its start)
 
 
@@ -158,8 +158,10 @@ class OpenAIChunkWriter:
             open_call = self._open.get(ev.index)
             if open_call is None or not ev.arguments:
                 return []
-            open_call.args.append(ev.arguments)
-            return [self._send_args(open_call, ev.arguments)] if self.eager else []
+            if not self.eager:
+                return []
+            open_call.sent_chars += len(ev.arguments)
+            return [self._send_args(open_call, ev.arguments)]
         if isinstance(ev, ToolCallEnd):
             self.calls_completed += 1
             open_call = self._open.pop(ev.index, None)
@@ -169,11 +171,10 @@ class OpenAIChunkWriter:
                 out.append(self._send_start(open_call))
                 if ev.call.arguments_json:
                     out.append(self._send_args(open_call, ev.call.arguments_json))
-            else:  # eager: only what the deltas did not already carry
-                sent = "".join(open_call.args)
+            else:  # eager: only what the deltas did not already carry (arguments_json = the deltas joined)
                 full = ev.call.arguments_json
-                if full.startswith(sent) and len(full) > len(sent):
-                    out.append(self._send_args(open_call, full[len(sent) :]))
+                if len(full) > open_call.sent_chars:
+                    out.append(self._send_args(open_call, full[open_call.sent_chars :]))
             return out
         if isinstance(ev, ToolCallRejected):
             self._open.pop(ev.index, None)
@@ -189,16 +190,16 @@ class OpenAIChunkWriter:
     def hand_over(self, ev: ToolCallRejected) -> list[dict[str, Any]]:
         """Send a rejected call as a structured call after all (its name was known and its arguments
         streamed, e.g. a schema violation the client wants to validate itself); ``[]`` when it never
-        started. Counts as a completed call for the finish reason."""
+        started or carries no ``arguments`` (only schema violations do). Counts as a completed call."""
         call = self._open.pop(ev.index, None)
-        if call is None:
+        if call is None or ev.arguments is None:
             return []
         self.calls_completed += 1
         out: list[dict[str, Any]] = []
         if call.out_index is None:
             out.append(self._send_start(call))
-            if call.args:
-                out.append(self._send_args(call, "".join(call.args)))
+        if len(ev.arguments) > call.sent_chars:
+            out.append(self._send_args(call, ev.arguments[call.sent_chars :]))
         return out
 
     def finish(self, finish_reason: str | None = None, *, usage: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ from starlette.types import Message, Receive, Scope, Send
 from ..parser import StreamParser, build_parser
 from ..presets import preset_for
 from ..providers.sse import SSELimitError
+from .logs import setup_logging
 from .metrics import Metrics
 from .options import ServerOptions, env_options, upstream_base
 from .paths import BadPath, confined_path
@@ -457,5 +458,6 @@ def create_app(
 
 def app_from_env() -> ProxyApp:
     """The app of one uvicorn worker process (``streamparse serve --workers N``), from its environment."""
-    upstream, options = env_options()
+    upstream, options, level = env_options()
+    setup_logging(level)
     return create_app(upstream, options=options)

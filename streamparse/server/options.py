@@ -149,7 +149,7 @@ def from_args(args: argparse.Namespace) -> ServerOptions:
     return ServerOptions(**values)
 
 
-def env_options() -> tuple[str, ServerOptions]:
-    """The upstream and options a worker process was started with (see ``app.app_from_env``)."""
+def env_options() -> tuple[str, ServerOptions, str]:
+    """The upstream, options and log level a worker process was started with (see ``app.app_from_env``)."""
     data = json.loads(os.environ[ENV_OPTIONS])
-    return data["upstream"], ServerOptions.from_json(data["options"])
+    return data["upstream"], ServerOptions.from_json(data["options"]), data.get("log_level", "info")

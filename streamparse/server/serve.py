@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 
+from .logs import setup_logging
 from .options import ENV_OPTIONS, check_not_self, from_args
 
 __all__ = ["run"]
@@ -29,15 +29,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"streamparse serve: {exc}", file=sys.stderr)
         return 2
-    # --log-level reaches the proxy's own logger (rejections, upstream failures), not only uvicorn's.
-    sp_log = logging.getLogger("streamparse")
-    if not sp_log.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
-        sp_log.addHandler(handler)
-    sp_log.setLevel(args.log_level.upper())
+    setup_logging(args.log_level)
     if args.workers > 1:
-        os.environ[ENV_OPTIONS] = json.dumps({"upstream": args.upstream, "options": options.to_json()})
+        os.environ[ENV_OPTIONS] = json.dumps(
+            {"upstream": args.upstream, "options": options.to_json(), "log_level": args.log_level}
+        )
         uvicorn.run(
             "streamparse.server.app:app_from_env",
             factory=True,

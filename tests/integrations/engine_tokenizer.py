@@ -51,6 +51,13 @@ MARKERS = (
     "<arg_value>",
     "</arg_value>",
     "functools",
+    "<|python_tag|>",
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|tool_call|>",
+    "<|/tool_call|>",
+    "[TOOL_CALLS]",
+    "<|im_end|>",
 )
 
 

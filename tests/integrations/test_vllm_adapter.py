@@ -172,3 +172,35 @@ def test_preset_name_uses_the_served_model() -> None:
     assert [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls] == [
         ("get_weather", {"city": "Paris"})
     ]
+
+
+def _plain_ids(tok: Any, text: str) -> list[int]:
+    """Ids that spell ``text`` without its added tokens: each character encoded on its own."""
+    return [i for ch in text for i in tok.encode(ch)]
+
+
+@pytest.mark.parametrize("interval", [1, 3, 1000])
+def test_a_marker_typed_as_plain_tokens_never_opens_a_call(interval: int) -> None:
+    tok = marker_tokenizer()
+    req = chat_request(tools=TOOLS)
+    text = "You typed " + CALL + " as text."
+    ids = _plain_ids(tok, text)
+    assert tok.convert_tokens_to_ids("<tool_call>") not in ids
+    parser = adapter.TOOL_PARSERS["streamparse_hermes"](tok, req.tools)
+    deltas = []
+    for i in range(0, len(ids), interval):
+        chunk = ids[i : i + interval]
+        piece = tok.decode(chunk)
+        deltas.append(parser.extract_tool_calls_streaming("", piece, piece, [], chunk, chunk, req))
+    deltas.append(parser.finish_streaming())
+    assert not tool_deltas([d for d in deltas if d is not None])
+    assert "".join(d.content or "" for d in deltas if d is not None) == text
+
+
+def test_the_marker_as_its_token_id_opens_the_call() -> None:
+    tok = marker_tokenizer()
+    req = chat_request(tools=TOOLS)
+    ids = tok.encode("You asked. " + CALL)
+    assert tok.convert_tokens_to_ids("<tool_call>") in ids
+    deltas = stream(adapter.TOOL_PARSERS["streamparse_hermes"](tok, req.tools), tok, req, "You asked. " + CALL)
+    assert json.loads(joined_arguments(deltas)) == {"city": "Paris"}

@@ -29,7 +29,7 @@ PEER = {
     "kimi": "kimi_k2",
     "glm4_moe": "glm45",
     "minimax_m2": "minimax_m2",
-    "openai": "openai",
+    "openai": None,  # vLLM routes gpt-oss through its HarmonyParser; the "openai" tool parser is a stub
     "phi4mini": "phi4_mini_json",
     "deepseekv31": "deepseek_v31",
     "llama3_json": "llama3_json",

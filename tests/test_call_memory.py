@@ -1,0 +1,59 @@
+"""A buffered call holds at most 3 bytes per argument character, whatever the chunking (issue 12): its
+arguments and raw markup are kept as joined text (core/parts.py), not as one string object per piece.
+Measured with tracemalloc (bytes, not time)."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+
+import pytest
+
+from streamparse import StreamParser
+
+HEADS = {
+    "hermes": ('<tool_call>\n{"name": "write_file", "arguments": {"content": "', '"}}\n</tool_call>'),
+    "qwen3_coder": ("<tool_call>\n<function=write_file>\n<parameter=content>\n", "\n</parameter>\n</function>\n</tool_call>"),
+}  # fmt: skip
+CHARS = 30_000
+
+
+def _held_and_peak(parser: StreamParser, body: str, chunk: int) -> tuple[int, int]:
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(0, len(body), chunk):
+            parser.feed(body[i : i + chunk])
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return held - base, peak - base
+
+
+@pytest.mark.parametrize("fmt", sorted(HEADS))
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
+def test_buffered_call_holds_at_most_three_bytes_per_argument_character(fmt: str, chunk: int) -> None:
+    head, tail = HEADS[fmt]
+    body = ("lorem ipsum dolor sit amet " * (CHARS // 27 + 1))[:CHARS]
+    parser = StreamParser(formats=[fmt])
+    parser.feed(head)
+    held, peak = _held_and_peak(parser, body, chunk)
+    assert held <= 3 * CHARS and peak <= 3 * CHARS, (held / CHARS, peak / CHARS)
+    events = parser.feed(tail) + parser.close()
+    ends = [e for e in events if e.type == "tool_call_end"]
+    assert [json.loads(e.call.arguments_json) for e in ends] == [{"content": body}]  # type: ignore[attr-defined]
+
+
+def test_parts_join_keeps_order_across_levels() -> None:
+    from streamparse.core.parts import FAN, Parts
+
+    parts = Parts()
+    assert not parts and parts.join() == ""
+    pieces = [str(i % 10) * (i % 3) for i in range(FAN**3 * 2 + 17)]
+    for piece in pieces:
+        parts.append(piece)
+    assert parts.join() == "".join(pieces)
+    assert len(parts.tail) < FAN and all(len(level) <= FAN for level in parts.levels[:-1])
+    empty = Parts()
+    empty.append("")
+    assert empty and empty.join() == ""
