@@ -163,10 +163,30 @@ def test_sdist_holds_tests_examples_docs_and_license(built: Built) -> None:
     assert "PKG-INFO" in members and "streamparse/_version.py" in members
 
 
-def test_example_tests_pass_from_the_unpacked_sdist(built: Built, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def unpacked(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("sdist")
     with tarfile.open(built.sdist) as tf:
-        tf.extractall(tmp_path, filter="data")
-    src = tmp_path / built.sdist.name.removesuffix(".tar.gz")
+        tf.extractall(where, filter="data")
+    return where / built.sdist.name.removesuffix(".tar.gz")
+
+
+def test_docs_site_builds_from_the_unpacked_sdist(unpacked: Path, tmp_path: Path) -> None:
+    env = dict(_clean_env(), NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "site" / "cookbook.html").exists() and (tmp_path / "site" / "reference" / "parser.html").exists()
+
+
+def test_example_tests_pass_from_the_unpacked_sdist(unpacked: Path) -> None:
+    src = unpacked
     tests = sorted(p.name for p in (src / "tests").glob("test_examples*.py"))
     assert tests, "the sdist has no example tests"
     # The example tests put the unpacked tree first on PYTHONPATH, so the examples import its package.

@@ -83,6 +83,7 @@ class Upstream:
             routes=[
                 Route("/v1/chat/completions", self.chat, methods=["POST"]),
                 Route("/v1/models", self.models, methods=["GET"]),
+                Route("/v1/files/cut", self.cut_file, methods=["GET"]),
                 Route("/{path:path}", self.admin, methods=["GET", "POST"]),
             ]
         )
@@ -90,6 +91,9 @@ class Upstream:
     async def admin(self, request: Request) -> Response:
         self.admin_hits += 1
         return JSONResponse({"admin": request.url.path})
+
+    async def cut_file(self, request: Request) -> Response:
+        return StreamingResponse(self._play([b"x" * 1000, 0.05, "CUT"]), media_type="application/octet-stream")
 
     async def models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [{"id": "m", "object": "model"}]})
@@ -280,6 +284,11 @@ def test_upstream_cut_inside_text_raises_in_the_client(proxy: int) -> None:
 def test_upstream_body_ending_without_a_finish_is_an_error(proxy: int) -> None:
     chunks, exc = _stream(proxy, "cut_no_finish")
     assert isinstance(exc, openai.APIError) and _finishes(chunks) == []
+
+
+def test_a_relayed_body_cut_upstream_is_cut_for_the_client_too(proxy: int) -> None:
+    with pytest.raises(httpx.RemoteProtocolError):
+        httpx.get(f"http://127.0.0.1:{proxy}/v1/files/cut", timeout=10)
 
 
 def test_upstream_error_event_is_relayed_without_a_stop_chunk_after_it(proxy: int) -> None:

@@ -62,3 +62,22 @@ def test_minimax_values_are_stripped_of_surrounding_whitespace() -> None:
 def test_qwen3_coder_values_lose_one_newline_per_side_as_with_the_peers() -> None:
     text = "<tool_call>\n<function=w>\n<parameter=content>\n\nline\n\n</parameter>\n</function>\n</tool_call>"
     assert calls(check_stream(text, formats=["qwen3_coder"])) == [("w", {"content": "\nline\n"})]
+
+
+GLM_TOOLS = _tool("get_weather", {"city": {"type": "string"}, "n": {"type": "integer"}})
+
+
+def test_glm_call_written_json_escaped_once_is_read_unescaped() -> None:
+    # GLM-4.6 sometimes emits the whole call escaped: a literal backslash-n after the name and between tags.
+    text = (
+        '<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>Paris \\"rive gauche\\" \\\\ C:\\\\x</arg_value>'
+        "\\n<arg_key>n</arg_key>\\n<arg_value>2</arg_value>\\n</tool_call>"
+    )
+    result = check_stream(text, formats=["glm45"], tools=GLM_TOOLS)
+    assert calls(result) == [("get_weather", {"city": 'Paris "rive gauche" \\ C:\\x', "n": 2})]
+    assert result.text == ""
+
+
+def test_an_ordinary_glm_call_keeps_its_backslashes() -> None:
+    text = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>C:\\dir\\n</arg_value>\n</tool_call>"
+    assert calls(check_stream(text, formats=["glm45"], tools=GLM_TOOLS)) == [("get_weather", {"city": "C:\\dir\\n"})]

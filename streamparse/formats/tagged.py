@@ -128,7 +128,7 @@ def wire_deepseek_dsml(w: Wiring) -> None:
 GLM_SYNTAX = TagSyntax(
     param_open="<arg_key>",
     header_end="<arg_value>",
-    param_header=re.compile(r"(?P<key>[^<]{1,200})</arg_key>\s*<arg_value>"),
+    param_header=re.compile(r"(?P<key>[^<]{1,200})</arg_key>(?:\s|\\[nrt])*<arg_value>"),  # escaped: GLM-4.6
     param_close="</arg_value>",
     call_close="</tool_call>",
     trim=True,
@@ -145,14 +145,18 @@ def glm45_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     i = m.end()
     if i >= len(buf):
         return False if final or i - e >= LOOKAHEAD else None
-    if buf[i] != "\n":
+    # GLM-4.6 sometimes writes the whole call JSON-escaped once: a literal backslash-n after the name.
+    escaped = starts_or_prefix(buf, i, "\\n")
+    if escaped is None and not final:
+        return None
+    if buf[i] != "\n" and not escaped:
         results = [starts_or_prefix(buf, i, w) for w in ("<arg_key>", "</tool_call>")]
         if not any(results):
             return None if (None in results and not final) else False
     eng.begin_call("glm45", s)
     eng.set_name(m.group())
     eng.pos = skip_ws(buf, i)
-    eng.push(TagCallState(GLM_SYNTAX))
+    eng.push(TagCallState(GLM_SYNTAX, escaped=bool(escaped)))
     return True
 
 

@@ -95,6 +95,7 @@ class _Relay:
         self.ping_interval = ping_interval
         self.last = time.monotonic()
         self.gone = False
+        self.broken = False  # a relayed body was cut: the client's body must be cut too, not completed
         self._send: Send | None = None
         self._lock = anyio.Lock()
 
@@ -144,6 +145,7 @@ class _Relay:
             what = f"the upstream connection failed mid-reply ({type(exc).__name__})"
             tail = b"" if rw is None else rw.fail(what)
             if rw is None:
+                self.broken = True
                 self.proxy.metrics.inc("upstream_errors_total", "broken")
         except SSELimitError as exc:
             tail = b"" if rw is None else rw.fail(str(exc), "upstream_error", 502)
@@ -166,7 +168,7 @@ class _Relay:
                     tg.start_soon(self._pings)
                 await self._pump()
                 tg.cancel_scope.cancel()
-            if not self.gone:
+            if not self.gone and not self.broken:  # a cut relay ends without its last chunk: the client sees the cut
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except Exception:  # the client vanished mid-send; nothing more can be said to it
             log.debug("streamed reply ended early", exc_info=True)
@@ -412,7 +414,11 @@ class ProxyApp:
         if "text/event-stream" in ctype:
             headers = {**self._reply_headers(resp), **_SSE_HEADERS}
             return _Relay(self, resp, rewriter, headers, self.options.ping_interval)
-        data = await self._read(resp)
+        try:
+            data = await self._read(resp)
+        except httpx.HTTPError as exc:
+            self.metrics.inc("upstream_errors_total", "broken")
+            return _error(502, f"the upstream reply was cut: {type(exc).__name__}")
         try:
             completion = rewriter.complete(json.loads(data))
         except ValueError:

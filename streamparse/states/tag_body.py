@@ -63,16 +63,33 @@ class TagSyntax:
         return t
 
 
+_ESCAPE = re.compile(r'\\(["\\/nrt])')
+_UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
+
+
+_ESCAPED_SPACE = " \t\r\n\\nrt"
+
+
+def _unescape(m: re.Match[str]) -> str:
+    return _UNESCAPED[m.group(1)]
+
+
 class ValueWriter:
     """Streams one text value into the arguments JSON (text-value rule): drop one leading and one trailing newline;
     strings stream fragment by fragment, other types are coerced by the schema when complete."""
 
-    __slots__ = ("eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws")
+    __slots__ = (
+        "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
+    )  # fmt: skip
 
-    def __init__(self, eng: Engine, key: str, first_key: bool, raw_json: bool | None, trim: bool = False) -> None:
+    def __init__(
+        self, eng: Engine, key: str, first_key: bool, raw_json: bool | None, trim: bool = False, escaped: bool = False
+    ) -> None:
         self.eng = eng
         self.trim = trim
         self.held_ws = ""
+        self.escaped = escaped  # the whole call was JSON-escaped once (GLM-4.6): values are unescaped
+        self.held_bs = ""  # a trailing backslash whose escape is not complete yet
         call = eng.call
         tools = eng.cfg.tools
         self.schema = None
@@ -90,6 +107,13 @@ class ValueWriter:
         eng.args(prefix + ('"' if self.stream else ""))
 
     def write(self, text: str) -> None:
+        if self.escaped:
+            text = self.held_bs + text
+            run = len(text) - len(text.rstrip("\\"))
+            self.held_bs = "\\" if run % 2 else ""
+            if run % 2:
+                text = text[:-1]
+            text = _ESCAPE.sub(_unescape, text)
         if not text:
             return
         if self.trim:
@@ -119,6 +143,9 @@ class ValueWriter:
             self.parts.append(text)
 
     def finish(self) -> None:
+        if self.held_bs:  # a lone backslash at the end of the value is itself
+            self.escaped, self.held_bs = False, ""
+            self.write("\\")
         if self.stream:
             self.eng.args('"')
             return
@@ -137,23 +164,24 @@ class ValueWriter:
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped")
 
-    def __init__(self, syn: TagSyntax) -> None:
+    def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
         self.value: ValueWriter | None = None
         self.close = ""
         self.nparams = 0
+        self.escaped = escaped  # literal ``\n`` between the tags: the call was JSON-escaped once
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         value = self.value
-        if value is None or not value.stream or value.trim or value.first or value.held_nl:
+        if self.escaped or value is None or not value.stream or value.trim or value.first or value.held_nl:
             return None
         return _PLAIN_VALUE, True
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         value = self.value
-        if value is None or not value.stream:
+        if self.escaped or value is None or not value.stream:
             return None
         if value.first or value.held_nl or value.held_ws or text[-1] == "\n":
             return None
@@ -217,7 +245,7 @@ class TagCallState(State):
         if "string" in m.re.groupindex and m.group("string") is not None:
             raw_json = m.group("string").lower() != "true"
         self.close = syn.param_close or f"</{key}>"
-        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim)
+        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped)
         self.nparams += 1
         eng.pos = m.end()
         return True
@@ -237,8 +265,9 @@ class TagCallState(State):
         eng.pop()
         return True
 
-    @staticmethod
-    def _junk(eng: Engine, text: str) -> None:
+    def _junk(self, eng: Engine, text: str) -> None:
+        if self.escaped:
+            text = text.strip(_ESCAPED_SPACE)  # literal \n, \t between the tags of an escaped call
         if text and not text.isspace():
             call = eng.call
             if call is not None and call.reject is None:
