@@ -62,3 +62,44 @@ def test_null_arguments_are_no_arguments() -> None:
 def test_unknown_policy_is_refused() -> None:
     with pytest.raises(ValueError, match="non_object_args"):
         StreamParser(["hermes"], non_object_args="keep")  # type: ignore[arg-type]
+
+
+KIMI = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>"
+
+
+def header_call(arguments_text: str) -> str:
+    """A call whose name is in a header and whose body is the arguments (kimi_k2)."""
+    return KIMI.replace("{}", arguments_text, 1)
+
+
+def header_chunkings(text: str, **options: Any) -> list[list[Event]]:
+    variants = [[text], list(text)] + [random_pieces(text, s) for s in range(6)]
+    out = []
+    for chunks in variants:
+        parser = StreamParser(["kimi_k2"], **options)
+        out.append([ev for chunk in chunks for ev in parser.feed(chunk)] + parser.close())
+    return out
+
+
+@pytest.mark.parametrize("policy", ["reject", "pass"])
+def test_a_string_body_holding_an_object_is_that_object_in_header_formats(policy: str) -> None:
+    for events in header_chunkings(header_call(json.dumps('{"a": 1}')), non_object_args=policy):
+        (end,) = [ev for ev in events if isinstance(ev, ToolCallEnd)]
+        assert end.call.arguments == {"a": 1}
+        assert "".join(ev.arguments for ev in events if isinstance(ev, ToolCallDelta)) == '{"a": 1}'
+
+
+@pytest.mark.parametrize("value", ['"hello"', "[1, 2]", "3"])
+def test_header_formats_follow_the_non_object_policy(value: str) -> None:
+    for events in header_chunkings(header_call(value)):
+        assert [ev.reason for ev in events if isinstance(ev, ToolCallRejected)] == ["malformed"]
+    for events in header_chunkings(header_call(value), non_object_args="pass"):
+        (end,) = [ev for ev in events if isinstance(ev, ToolCallEnd)]
+        assert "".join(ev.arguments for ev in events if isinstance(ev, ToolCallDelta)) == end.call.arguments_json
+        assert json.loads(end.call.arguments_json) == json.loads(value)
+
+
+def test_a_null_body_is_no_arguments() -> None:
+    for events in header_chunkings(header_call("null")):
+        (end,) = [ev for ev in events if isinstance(ev, ToolCallEnd)]
+        assert end.call.arguments_json == "{}"

@@ -152,35 +152,39 @@ class CallExtractor:
             self.role = None
 
     def _args_value(self, text: str, kind: str) -> None:
-        """Arguments that are not an object: a JSON-encoded string is decoded (no-coercion rule); null means none."""
-        eng = self.eng
-        call = eng.call
-        if call is None:
-            return
-        value: Any
+        args_value(self.eng, text)
+
+
+def args_value(eng: Engine, text: str) -> None:
+    """Arguments that are not an object: a JSON-encoded string is decoded (no-coercion rule); null means none;
+    anything else is rejected, or with ``non_object_args="pass"`` handed on as its JSON text."""
+    call = eng.call
+    if call is None:
+        return
+    value: Any
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = object()
+    if value is None:
+        eng.args("{}")
+        return
+    if isinstance(value, str):
         try:
-            value = json.loads(text)
+            decoded = json.loads(value) if value.strip() else {}
         except ValueError:
-            value = object()
-        if value is None:
-            eng.args("{}")
+            decoded = None
+        if isinstance(decoded, dict):
+            eng.args(json.dumps(decoded, ensure_ascii=False))
             return
-        if isinstance(value, str):
-            try:
-                decoded = json.loads(value) if value.strip() else {}
-            except ValueError:
-                decoded = None
-            if isinstance(decoded, dict):
-                eng.args(json.dumps(decoded, ensure_ascii=False))
-                return
-        if eng.cfg.non_object_args == "pass" and not isinstance(value, dict) and type(value) is not object:
-            # The engines' contract (vLLM, SGLang): the value is handed on as its JSON text, for the client
-            # to validate; streaming and non-streaming then agree. Opt-in: the default rejects.
-            eng.add_repairs([NON_OBJECT_ARGS])
-            eng.args(json.dumps(value, ensure_ascii=False))
-            return
-        call.has_args = True
-        call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"
+    if eng.cfg.non_object_args == "pass" and not isinstance(value, dict) and type(value) is not object:
+        # The engines' contract (vLLM, SGLang): the value is handed on as its JSON text, for the client
+        # to validate; streaming and non-streaming then agree. Opt-in: the default rejects.
+        eng.add_repairs([NON_OBJECT_ARGS])
+        eng.args(json.dumps(value, ensure_ascii=False))
+        return
+    call.has_args = True
+    call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"
 
 
 class _JsonBody(State):
@@ -380,10 +384,18 @@ class JsonCallState(_JsonBody):
         return self._recover(eng, final)
 
 
-class JsonArgsState(_JsonBody):
-    """The arguments object of a call whose name is already known, then a closer."""
+# A value that is not an object starts with one of these (a string, an array, a number, true/false/null).
+_NON_OBJECT_START = frozenset('"[-0123456789tfn')
 
-    __slots__ = ("reader",)
+
+class JsonArgsState(_JsonBody):
+    """The arguments object of a call whose name is already known, then a closer.
+
+    Arguments written as another JSON value (a string holding the object, null, ...) are read whole and
+    judged by :func:`args_value`, as in call objects.
+    """
+
+    __slots__ = ("reader", "held")
     list_form = False
 
     def __init__(
@@ -405,12 +417,15 @@ class JsonArgsState(_JsonBody):
         if lenient_on(eng):
             self.reader.sink = LenientArgsSink(eng, self.reader)
             self.reader.watch = 1
+        self.held: list[str] | None = None  # the text of a non-object value, read whole
         self.phase = 0
         if fenced:
             eng.add_repairs([JSON_FENCE])
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         reader = self.reader
+        if self.held is not None:
+            return None  # a non-object value is read whole: no fast path streams it
         if self.phase or reader.state != STRING or reader.out or reader.quote != '"':
             return None
         if reader.is_key and reader.sink is not None:
@@ -421,14 +436,21 @@ class JsonArgsState(_JsonBody):
         if self.phase == 0:
             reader = self.reader
             start = eng.pos
-            first = start < len(eng.buf) and reader.depth == 0 and not reader.out and reader.state == 0
-            if first and eng.buf[start] != "{":
-                if eng.call is not None:
-                    eng.call.reject, eng.call.detail = Reason.MALFORMED, "arguments are not a JSON object"
-                self.phase = 2
-                return True
+            first = self.held is None and start < len(eng.buf) and reader.depth == 0 and not reader.out
+            if first and reader.state == 0 and eng.buf[start] != "{":
+                if eng.buf[start] not in _NON_OBJECT_START:
+                    if eng.call is not None:
+                        eng.call.reject, eng.call.detail = Reason.MALFORMED, "arguments are not a JSON object"
+                    self.phase = 2
+                    return True
+                self.held = []
             eng.pos = reader.feed(eng.buf, start, final)
-            eng.args(reader.drain())
+            if self.held is None:
+                eng.args(reader.drain())
+            else:
+                self.held.append(reader.drain())
+                if reader.done and not reader.failed:
+                    args_value(eng, "".join(self.held))
             if reader.failed:
                 if eng.call is not None:
                     eng.call.reject, eng.call.detail = Reason.MALFORMED, f"invalid JSON: {reader.error}"
