@@ -46,7 +46,12 @@ def test_the_page_and_its_assets_are_served_from_the_package(client: TestClient)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert 'src="static/app.js"' in page.text and 'href="static/style.css"' in page.text
     assert "http://" not in page.text and "https://" not in page.text  # nothing from a CDN
-    for name, kind in [("app.js", "text/javascript"), ("style.css", "text/css"), ("icon.svg", "image/svg+xml")]:
+    for name, kind in [
+        ("app.js", "text/javascript"),
+        ("render.js", "text/javascript"),
+        ("style.css", "text/css"),
+        ("icon.svg", "image/svg+xml"),
+    ]:
         res = client.get(f"/static/{name}")
         assert res.status_code == 200 and res.headers["content-type"].startswith(kind)
         assert "https://" not in res.text

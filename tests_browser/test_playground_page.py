@@ -121,7 +121,9 @@ def test_rejections_are_rendered_with_their_reasons(driver: Any, base_url: str, 
         ("get_weather", "truncated"),
     ]
     assert page["text"] == result.text
-    detail = driver.find_element(By.CSS_SELECTOR, ".call[data-status=rejected] .call-reason").text
+    detail = driver.execute_script(
+        "return document.querySelector('.call[data-status=rejected] .call-reason').textContent"
+    )
     assert "'city' is a required property" in detail
     print("screenshot:", screenshot("done"))
 
@@ -173,7 +175,7 @@ def test_the_held_back_input_is_shown_at_each_step(driver: Any, base_url: str, s
         assert driver.execute_script("return document.querySelector('#annotated .k-held').textContent") == held
     note = driver.find_element(By.ID, "held-note").text
     assert "Inside tool call #0 get_weather" in note
-    status = driver.find_element(By.CSS_SELECTOR, "#calls .call").get_attribute("data-status")
+    status = driver.execute_script("return document.querySelector('#calls .call').dataset.status")
     assert status == "streaming"
     print("screenshot:", screenshot("inside-call"))
 
@@ -235,12 +237,39 @@ def test_sse_capture_shows_the_openai_chunks_the_proxy_would_send(driver: Any, b
     page = replayed(driver)
     assert page["text"] == "I'll look that up.\n"
     driver.find_element(By.CSS_SELECTOR, "[data-tab='openai']").click()
-    rows = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#openai .ev .p")]
+    rows = driver.execute_script("return [...document.querySelectorAll('#openai .ev .p')].map((r) => r.textContent)")
     assert rows[0] == '{"role":"assistant","content":""}'
     assert any('"name":"get_weather"' in r for r in rows)
     assert any('{\\"city\\": \\"Oslo\\"}' in r for r in rows)
     assert rows[-2].endswith("finish_reason=tool_calls") and rows[-1] == "data: [DONE]"
     print("screenshot:", screenshot("openai-chunks"))
+
+
+def test_a_replay_streams_into_the_page_live_and_stop_ends_it(driver: Any, base_url: str, screenshot: Any) -> None:
+    rec = next(r for r in RECORDINGS if r.name == "qwen3-coder")
+    open_page(driver, base_url)
+    set_value(driver, "speed", "40")  # 40 steps a second: the whole replay would take about 8 s
+    set_value(driver, "chunk", "3")
+    driver.find_element(By.CSS_SELECTOR, f"[data-example='{rec.name}']").click()
+    result = parse(rec.text, formats=rec.formats, tools=DEMO_TOOLS)
+
+    def call_forming() -> bool:
+        page = driver.execute_script(READ_PAGE)
+        return page["state"] == "running" and any(
+            c["status"] == "streaming" and c["arguments_json"] for c in page["calls"]
+        )
+
+    wait_for(driver, call_forming)  # the first call's arguments are growing on screen
+    page = driver.execute_script(READ_PAGE)
+    assert result.text.startswith(page["text"]) and page["text"] != result.text  # a prefix of the final text
+    forming = next(c for c in page["calls"] if c["status"] == "streaming")
+    assert forming["name"] == "write_file"
+    assert result.tool_calls[0].arguments_json.startswith(forming["arguments_json"])
+    print("screenshot:", screenshot("live"))
+    driver.find_element(By.ID, "stop").click()
+    wait_for(driver, lambda: driver.execute_script("return document.body.dataset.state") == "stopped")
+    stopped = driver.execute_script(READ_PAGE)
+    assert len(stopped["text"]) < len(result.text) and stopped["error"] == ""
 
 
 def test_the_page_loads_nothing_from_other_origins(driver: Any, base_url: str) -> None:
