@@ -17,9 +17,11 @@ from .events import (
     merge_events,
 )
 from .parser import ParserClosedError, StreamParser, parse
+from .partial import CallSnapshot
 from .rejections import REASONS, Reason
 
 __all__ = [
+    "CallSnapshot",
     "Event",
     "ParseResult",
     "ParserClosedError",

@@ -39,7 +39,12 @@ from .tools import ToolSet
 FormatsOption = Sequence[str] | str | None  # "auto" (or None), one name, or a list of names
 CallsInReasoning = Literal["ignore", "promote"]
 Fallback = Literal["start", "off", "gated"] | None
+# "lenient": a JSON string where the tool's schema admits no string is converted when the text has one
+# meaning ("true" -> true for a boolean, "5" -> 5 for an integer), recorded as the repair lenient_types;
+# "strict": JSON arguments are validated exactly as written.
+Coercion = Literal["lenient", "strict"]
 CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
+COERCIONS: tuple[Coercion, ...] = ("lenient", "strict")
 # Arguments that are not a JSON object: rejected (the default), or passed on as their JSON text (the engine
 # adapters' policy: vLLM's and SGLang's clients validate `arguments` themselves).
 NonObjectArgs = Literal["reject", "pass"]
@@ -131,8 +136,14 @@ def _unnamed_start_handlers(active: tuple[str, ...]) -> tuple[Handler, ...]:
 
 @lru_cache(maxsize=64)
 def tables(
-    active: tuple[str, ...], promote: bool, explicit: bool = False, fallback: str | None = None, tools: bool = False
+    active: tuple[str, ...],
+    promote: bool,
+    explicit: bool = False,
+    fallback: str | None = None,
+    tools: bool = False,
+    generation: int = 0,
 ) -> Tables:
+    """The tables of one configuration; ``generation`` (of the catalog) keeps a re-registered name fresh."""
     return Tables(active, promote, explicit, fallback, tools)
 
 
@@ -149,9 +160,12 @@ class Config:
         fallback: Fallback = None,
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
+        coercion: Coercion = "lenient",
         non_object_args: NonObjectArgs = "reject",
     ) -> None:
         active = catalog.resolve(formats)
+        if coercion not in COERCIONS:
+            raise ValueError(f"coercion must be one of {COERCIONS}, not {coercion!r}")
         if non_object_args not in NON_OBJECT_ARGS:
             raise ValueError(f"non_object_args must be one of {NON_OBJECT_ARGS}, not {non_object_args!r}")
         if calls_in_reasoning not in CALLS_IN_REASONING:
@@ -171,8 +185,10 @@ class Config:
         self.fallback = fallback
         self.max_call_chars = max_call_chars
         self.id_prefix = id_prefix
+        self.coercion = coercion
         self.non_object_args = non_object_args
-        self.tables = tables(active, calls_in_reasoning == "promote", not self.auto, fallback, self.tools is not None)
+        promote = calls_in_reasoning == "promote"
+        self.tables = tables(active, promote, not self.auto, fallback, self.tools is not None, catalog.generation())
 
     def initial_state(self, eng: Engine) -> State:
         return ScanState(self.tables.text)

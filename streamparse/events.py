@@ -6,12 +6,19 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from .partial import CallSnapshot, partial_arguments
+
 Validation = Literal["pass", "skipped"]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A complete call. ``arguments_json`` is exactly the concatenation of the call's deltas."""
+    """A complete call. ``arguments_json`` is exactly the concatenation of the call's deltas.
+
+    ``parsed`` is the instance of the tool's pydantic model (``Model.model_validate(arguments)``) when
+    the tool was given to ``tools=`` as a pydantic model class, else None. It is not part of
+    ``to_dict()`` (not JSON data).
+    """
 
     id: str
     name: str
@@ -22,6 +29,7 @@ class ToolCall:
     fallback_used: bool = False
     repairs: list[str] = field(default_factory=list)
     validation: Validation = "skipped"
+    parsed: Any = None
 
     def to_openai(self) -> dict[str, Any]:
         """The call as an OpenAI chat-completion ``tool_calls`` entry."""
@@ -91,7 +99,14 @@ class ToolCallEnd:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallRejected:
-    """A candidate failed; ``reason`` is one of :data:`streamparse.rejections.REASONS`."""
+    """A candidate failed; ``reason`` is one of :data:`streamparse.rejections.REASONS`.
+
+    Life cycle: every ``ToolCallStart`` is followed by exactly one ``ToolCallEnd`` or ``ToolCallRejected``
+    with its index. ``started`` says which kind of rejection this is: True, the call had its
+    ``ToolCallStart`` (a card was drawn: mark it failed); False, the candidate never became a call (an
+    undeclared or empty name, no name, grew too large or was cut off before its name), so no event
+    before this one carried its index and there is nothing to close.
+    """
 
     index: int
     reason: str
@@ -102,6 +117,7 @@ class ToolCallRejected:
     arguments: str | None = None
     """For ``schema_violation``: the call's complete arguments JSON (the same text its deltas carried), so a
     consumer can hand the call on for validation elsewhere (``streamparse serve --pass-invalid``)."""
+    started: bool = False
     type: ClassVar[str] = "tool_call_rejected"
 
 
@@ -151,6 +167,7 @@ class ParseResult:
     events: list[Event]
     finish_reason: str = "stop"
     metadata: dict[str, Any] = field(default_factory=dict)  # e.g. the envelope's needsMoreWork
+    snapshots: list[CallSnapshot] = field(default_factory=list)  # every started call, in index order
 
     @classmethod
     def from_events(
@@ -160,7 +177,10 @@ class ParseResult:
         reasoning: list[str] = []
         calls: list[ToolCall] = []
         rejected: list[ToolCallRejected] = []
+        snapshots = _Snapshots()
         for ev in events:
+            if isinstance(ev, ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected):
+                snapshots.add(ev)
             if isinstance(ev, TextDelta):
                 text.append(ev.text)
             elif isinstance(ev, ReasoningDelta):
@@ -172,7 +192,51 @@ class ParseResult:
             elif isinstance(ev, TextWasReasoning):
                 reasoning.insert(0, "".join(text))  # the released text came before any reasoning
                 text.clear()
-        return cls("".join(text), "".join(reasoning), calls, rejected, events, finish_reason, dict(metadata or {}))
+        return cls(
+            "".join(text),
+            "".join(reasoning),
+            calls,
+            rejected,
+            events,
+            finish_reason,
+            dict(metadata or {}),
+            snapshots.result(),
+        )
+
+
+class _Snapshots:
+    """The final snapshot of every started call, from the events (arguments are read once per call)."""
+
+    def __init__(self) -> None:
+        self.starts: dict[int, ToolCallStart] = {}
+        self.parts: dict[int, list[str]] = {}
+        self.done: dict[int, CallSnapshot] = {}
+
+    def add(self, ev: ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected) -> None:
+        if isinstance(ev, ToolCallStart):
+            self.starts[ev.index] = ev
+            self.parts[ev.index] = []
+        elif isinstance(ev, ToolCallDelta):
+            self.parts.setdefault(ev.index, []).append(ev.arguments)
+        elif isinstance(ev, ToolCallEnd):
+            c = ev.call
+            self.parts.pop(ev.index, None)
+            self.done[ev.index] = CallSnapshot(ev.index, c.id, c.name, c.arguments, "complete", c.format, c.parsed)
+        elif ev.index in self.starts:
+            start = self.starts[ev.index]
+            args = partial_arguments("".join(self.parts.pop(ev.index, [])))
+            fmt = ev.format or ""
+            self.done[ev.index] = CallSnapshot(ev.index, start.id, start.name, args, "rejected", fmt, None, ev.reason)
+
+    def result(self) -> list[CallSnapshot]:
+        out = []
+        for index, start in sorted(self.starts.items()):
+            snap = self.done.get(index)
+            if snap is None:  # events of a stream still open
+                args = partial_arguments("".join(self.parts.get(index, [])))
+                snap = CallSnapshot(index, start.id, start.name, args, "streaming", "")
+            out.append(snap)
+        return out
 
 
 def merge_events(events: list[Event]) -> list[Event]:

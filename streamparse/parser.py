@@ -7,10 +7,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import formats as catalog
-from .config import CallsInReasoning, Config, Fallback, FormatsOption, NonObjectArgs
+from .config import CallsInReasoning, Coercion, Config, Fallback, FormatsOption, NonObjectArgs
 from .core.engine import Engine
+from .core.parts import Parts
 from .errors import ParserClosedError
-from .events import Event, ParseResult
+from .events import Event, ParseResult, ToolCall
+from .partial import CallSnapshot, PartialJson, copy_value
 from .stats import ParserStats
 from .token_input import TokenGuard
 
@@ -24,6 +26,12 @@ class StreamParser:
 
     ``feed(chunk)`` accepts ``str`` or ``bytes`` (decoded incrementally as UTF-8, so a character split
     across chunks is fine) and returns the events that became certain; ``close()`` ends the stream.
+
+    ``coercion``: with ``tools``, ``"lenient"`` (the default) converts a JSON string argument whose schema
+    admits no string when its meaning is unambiguous (``"true"`` -> true, ``"5"`` -> 5), recorded as the
+    repair ``lenient_types``; ``"strict"`` validates JSON arguments exactly as written. Text-valued
+    formats (qwen3_coder, xml_invoke, ...) always convert by the schema: their values are text by design.
+    ``calls`` / ``snapshot(index)``: each call as far as it has streamed (:class:`CallSnapshot`).
     """
 
     def __init__(
@@ -36,6 +44,7 @@ class StreamParser:
         fallback: Fallback = None,
         max_call_chars: int | None = None,
         id_prefix: str = "call_",
+        coercion: Coercion = "lenient",
         non_object_args: NonObjectArgs = "reject",
         special_tokens: Mapping[int, str] | None = None,
     ) -> None:
@@ -47,6 +56,7 @@ class StreamParser:
             fallback=fallback,
             max_call_chars=max_call_chars,
             id_prefix=id_prefix,
+            coercion=coercion,
             non_object_args=non_object_args,
         )
         self._engine = Engine(self._config)
@@ -56,6 +66,7 @@ class StreamParser:
             # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
             self.feed = self._engine.feed  # type: ignore[method-assign]
         self.preset: Any = None
+        self._readers: dict[int, PartialJson] = {}  # calls whose snapshot was asked for: their arguments so far
 
     @classmethod
     def for_model(
@@ -121,6 +132,7 @@ class StreamParser:
     def reset(self) -> None:
         """Return to the initial state for a new stream (same configuration)."""
         self._engine.reset()
+        self._readers.clear()
         if self._guard is not None:
             self._guard.flush()
 
@@ -128,6 +140,50 @@ class StreamParser:
     def takes_tokens(self) -> bool:
         """Whether this parser was given ``special_tokens`` (then :meth:`feed_tokens` is its input)."""
         return self._guard is not None
+
+    # -- snapshots ---------------------------------------------------------------------------------
+
+    @property
+    def calls(self) -> list[CallSnapshot]:
+        """A snapshot of every call that had its ``ToolCallStart`` in this stream, in index order.
+
+        Indices of candidates rejected before they started are not in it (their ``ToolCallRejected``
+        has ``started=False``), so a position in this list is not necessarily an index. Cost: see
+        :meth:`snapshot`."""
+        return [self._snapshot(c) for c in self._engine.started_calls]
+
+    def snapshot(self, index: int) -> CallSnapshot:
+        """The call with ``index`` as far as it has streamed: name, arguments parsed so far, status.
+
+        The arguments of an open call are read incrementally: each request reads only the argument text
+        that arrived since the previous one (linear in the call's text overall, never re-parsed), then
+        copies the containers (O(number of values)) and the string being written (O(its length)).
+        Raises ``KeyError`` when no call with this index has started."""
+        for cand in reversed(self._engine.started_calls):  # the open call is the last one
+            if cand.index == index:
+                return self._snapshot(cand)
+        raise KeyError(f"no call with index {index} has started")
+
+    def _snapshot(self, cand: Any) -> CallSnapshot:
+        index, call_id, name, fmt = cand.index, cand.id, cand.name, cand.format
+        outcome = cand.outcome
+        if isinstance(outcome, ToolCall):
+            self._readers.pop(index, None)
+            return CallSnapshot(index, call_id, name, copy_value(outcome.arguments), "complete", fmt, outcome.parsed)
+        parts = cand.args_seen if outcome is not None and cand.args_seen is not None else cand.args
+        reader = self._readers.get(index)
+        if reader is None:  # first request: read what came so far once, then only what the tap collects
+            reader = self._readers[index] = PartialJson()
+            reader.feed(parts.join())
+            parts.tap = Parts()
+        elif parts.tap:
+            reader.feed(parts.tap.join())
+            parts.tap = Parts()
+        value = reader.value()
+        args = value if isinstance(value, dict) else {}
+        if outcome is not None:
+            return CallSnapshot(index, call_id, name, args, "rejected", fmt, None, outcome.reason)
+        return CallSnapshot(index, call_id, name, args, "streaming", fmt)
 
     @property
     def closed(self) -> bool:

@@ -80,7 +80,7 @@ TYPE_ALIASES: dict[str, str] = {
     "text": "string",
     "none": "null",
 }
-# Keywords whose values are data, not subschemas: never rewritten.
+# Keywords whose values are data, not subschemas: never rewritten, and a ``$ref`` in them is no reference.
 _DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples", "example"})
 
 
@@ -198,10 +198,6 @@ def _deref_shallow(root: dict[str, Any], schema: Any, depth: int = 0) -> Any:
     return out
 
 
-# Keywords whose values are data, not subschemas: a ``$ref`` key in them is not a reference.
-_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
-
-
 def _local_refs(schema: Any) -> Iterator[str]:
     if isinstance(schema, dict):
         ref = schema.get("$ref")
@@ -244,6 +240,7 @@ class _Tool:
     description: str | None
     parameters: dict[str, Any]
     function: Callable[..., Any] | None = None
+    model: type[BaseModel] | None = None
 
 
 def _require_name(name: Any, where: str) -> str:
@@ -273,7 +270,7 @@ def _from_model(model: type[BaseModel], name: str | None = None) -> _Tool:
     schema = model.model_json_schema(schema_generator=_NoAutoTitles)
     schema.pop("title", None)  # the class name: redundant with the tool name
     description = schema.pop("description", None)  # the docstring belongs to the tool, not its arguments
-    return _Tool(name, _description(description), schema)
+    return _Tool(name, _description(description), schema, model=model)
 
 
 def _from_callable(function: Callable[..., Any], name: str | None = None) -> _Tool:
@@ -411,7 +408,7 @@ class ToolSet:
                 f"tool {name!r}: parameters must be an object schema (arguments are a JSON object), "
                 f"got type {schema.get('type')!r}"
             )
-        self._tools[name] = _Tool(name, tool.description, schema, tool.function)
+        self._tools[name] = _Tool(name, tool.description, schema, tool.function, tool.model)
         self._validators[name] = validator
         props = schema.get("properties")
         self._properties[name] = (
@@ -479,6 +476,11 @@ class ToolSet:
         if error is None:
             return None
         return f"{_render_path(error.absolute_path)}: {_truncate(error.message)}"
+
+    def model_for(self, name: str) -> type[BaseModel] | None:
+        """The pydantic model class behind ``name`` when the tool was given as one (``ToolCall.parsed``)."""
+        tool = self._tools.get(name)
+        return tool.model if tool is not None else None
 
     def callable_for(self, name: str) -> Callable[..., Any] | None:
         """The Python function behind ``name`` when the tool was given as one (for early dispatch)."""

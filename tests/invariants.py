@@ -1,5 +1,10 @@
 """Shared checks of the docs/API.md invariants, used by every format's tests.
 
+Every chunking also checks the call life cycle (every ``ToolCallStart`` gets exactly one ``ToolCallEnd``
+or ``ToolCallRejected`` with its index; ``ToolCallRejected.started`` says whether a Start came) and the
+running snapshots (``StreamParser.snapshot`` after each feed equals the arguments read at once from the
+deltas so far; at the end ``StreamParser.calls`` equals ``ParseResult.snapshots``).
+
 ``check_stream(text, **options)`` parses ``text`` whole, one character at a time, one UTF-8 byte at a time
 and in seeded random pieces, asserts that the merged event sequences are identical (chunking invariance), that each
 call's deltas join to its ``arguments_json`` and load to its ``arguments`` (2), and that nothing leaks or is
@@ -25,15 +30,56 @@ from streamparse.events import (
     ToolCallStart,
     merge_events,
 )
+from streamparse.partial import partial_arguments
+
+SNAPSHOT_CHECK_CHARS = 4000  # longer argument texts are checked at the end only (the check re-reads them)
 
 
-def run(chunks: Iterable[str | bytes], **options: Any) -> list[Event]:
+def run(chunks: Iterable[str | bytes], snapshots: bool = False, **options: Any) -> list[Event]:
     parser = StreamParser(**options)
     events: list[Event] = []
+    parts: dict[int, list[str]] = {}
     for chunk in chunks:
-        events.extend(parser.feed(chunk))
+        new = parser.feed(chunk)
+        events.extend(new)
+        if snapshots:
+            check_running_snapshots(parser, new, parts)
     events.extend(parser.close())
+    if snapshots:
+        check_final_snapshots(parser, events)
     return events
+
+
+def check_running_snapshots(parser: StreamParser, new: list[Event], parts: dict[int, list[str]]) -> None:
+    """After a feed: each open call's snapshot holds the arguments of its deltas so far, read at once."""
+    touched: set[int] = set()
+    for ev in new:
+        if isinstance(ev, ToolCallStart):
+            parts[ev.index] = []
+            touched.add(ev.index)
+        elif isinstance(ev, ToolCallDelta):
+            parts[ev.index].append(ev.arguments)
+            touched.add(ev.index)
+    for index in touched:
+        snap = parser.snapshot(index)
+        assert snap.index == index
+        if snap.status != "streaming":
+            continue
+        text = "".join(parts[index])
+        if len(text) <= SNAPSHOT_CHECK_CHARS:
+            assert snap.arguments == partial_arguments(text), (text, snap.arguments)
+
+
+def check_final_snapshots(parser: StreamParser, events: list[Event]) -> None:
+    """At the end: one snapshot per started call, done, equal to the one ``ParseResult`` builds from events."""
+    expected = ParseResult.from_events(events).snapshots
+    got = parser.calls
+    assert got == expected, (got, expected)
+    assert all(s.done for s in got), "a call is still streaming after close()"
+    ends = {ev.index: ev.call for ev in events if isinstance(ev, ToolCallEnd)}
+    for snap in got:
+        if snap.complete:
+            assert snap.arguments == ends[snap.index].arguments
 
 
 def random_pieces(text: str, seed: int, max_size: int = 9) -> list[str]:
@@ -73,8 +119,15 @@ def check_deltas(events: list[Event]) -> None:
             assert isinstance(ev.call.arguments, dict)
         elif isinstance(ev, ToolCallRejected):
             assert ev.index not in finished, f"call {ev.index} got two verdicts"
+            assert ev.started == (ev.index in started), f"call {ev.index}: started={ev.started} but Start seen"
             finished.add(ev.index)
     assert started <= finished, f"calls started but never finished: {started - finished}"
+    indices = [
+        ev.index
+        for ev in events
+        if isinstance(ev, ToolCallStart) or (isinstance(ev, ToolCallRejected) and not ev.started)
+    ]
+    assert indices == sorted(set(indices)), f"call indices not increasing: {indices}"
 
 
 def check_nothing_lost(text: str, result: ParseResult) -> None:
@@ -92,7 +145,7 @@ def check_nothing_lost(text: str, result: ParseResult) -> None:
 
 
 def check_stream(text: str, seeds: int = 12, **options: Any) -> ParseResult:
-    whole = run([text], **options)
+    whole = run([text], snapshots=True, **options)
     ref = merge_events(whole)
     check_deltas(whole)
     variants: list[tuple[str, list[Any]]] = [
@@ -101,7 +154,7 @@ def check_stream(text: str, seeds: int = 12, **options: Any) -> ParseResult:
     ]
     variants += [(f"random{seed}", random_pieces(text, seed)) for seed in range(seeds)]
     for label, chunks in variants:
-        events = run(chunks, **options)
+        events = run(chunks, snapshots=True, **options)
         check_deltas(events)
         got = merge_events(events)
         assert got == ref, f"chunking {label} changed the result:\n{got}\n!=\n{ref}"

@@ -78,7 +78,7 @@ def test_an_unknown_tool_never_starts_streaming() -> None:
     assert [type(e).__name__ for e in events] == ["ToolCallRejected"]
 
 
-def test_schema_violation_names_the_problem_and_nothing_is_coerced_or_filled() -> None:
+def test_schema_violation_names_the_problem_nothing_is_filled_and_strict_coerces_nothing() -> None:
     missing = parse('<tool_call>{"name": "lookup_order", "arguments": {}}</tool_call>', formats=["hermes"], tools=TOOLS)
     assert reasons(missing) == ["schema_violation"] and "order_id" in missing.rejected[0].detail
     extra = parse(
@@ -92,7 +92,15 @@ def test_schema_violation_names_the_problem_and_nothing_is_coerced_or_filled() -
         formats=["hermes"],
         tools=TOOLS,
     )
-    assert reasons(wrong) == ["schema_violation"]  # no-coercion rule: "4" is not coerced to 4
+    # Lenient typing (the default) converts "4" where the schema admits only an integer; strict does not.
+    assert reasons(wrong) == [] and wrong.tool_calls[0].arguments["count"] == 4
+    strict = parse(
+        '<tool_call>{"name": "lookup_order", "arguments": {"order_id": "A", "count": "4"}}</tool_call>',
+        formats=["hermes"],
+        tools=TOOLS,
+        coercion="strict",
+    )
+    assert reasons(strict) == ["schema_violation"]
 
 
 def test_a_truncated_call_after_complete_ones_keeps_them() -> None:

@@ -11,6 +11,8 @@ import json
 import logging
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from ..events import Event, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
 from ..rejections import Reason
 from ..stats import ParserStats
@@ -27,6 +29,8 @@ class ToolValidator(Protocol):
     def validate(self, name: str, arguments: dict[str, Any]) -> str | None: ...
 
     def property_schema(self, name: str, key: str) -> dict[str, Any] | None: ...
+
+    def model_for(self, name: str) -> Any: ...
 
 
 class CallSettings(Protocol):
@@ -58,6 +62,24 @@ class CallGate(Protocol):
     def defer(self, eng: Any, cand: Candidate, call: ToolCall) -> bool: ...
 
 
+def instantiate(model: Any, arguments: dict[str, Any]) -> tuple[Any, str | None]:
+    """``(model.model_validate(arguments), None)`` for a pydantic-model tool, ``(None, None)`` without a
+    model, ``(None, detail)`` when the model refuses arguments its JSON Schema accepted (a custom
+    validator): the call is then rejected, never half-valid (``ToolCall.parsed``). Never raises."""
+    if model is None:
+        return None, None
+    try:
+        return model.model_validate(arguments), None
+    except ValidationError as exc:
+        errors = exc.errors()
+        if not errors:
+            return None, f"$: {exc}"[:300]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in errors[0]["loc"])
+        return None, f"${where}: {errors[0]['msg']}"[:300]
+    except Exception as exc:  # whatever else a user validator raises
+        return None, f"$: {type(exc).__name__}: {exc}"[:300]
+
+
 class Candidate:
     """A call being read: its identity, arguments so far and the markup it came from."""
 
@@ -79,6 +101,8 @@ class Candidate:
         "fallback",
         "closed",
         "gate",
+        "outcome",
+        "args_seen",
     )
 
     def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
@@ -99,6 +123,8 @@ class Candidate:
         self.fallback = fallback
         self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
         self.gate: CallGate | None = None  # the gated fallback's policy, when it applies to this call
+        self.outcome: ToolCall | ToolCallRejected | None = None  # the verdict, once emitted (snapshots)
+        self.args_seen: Parts | None = None  # a rejected call's argument text (kept past too_large)
 
 
 class CallLifecycle:
@@ -115,6 +141,7 @@ class CallLifecycle:
     orphan_window: bool
     stats: ParserStats
     gate: CallGate | None
+    started_calls: list[Candidate]  # every call that had its ToolCallStart, in index order (snapshots)
 
     def begin_call(self, fmt: str, raw_start: int, fallback: bool = False) -> Candidate:
         if self.call is not None:  # defensive: a state forgot to finish its call
@@ -147,6 +174,7 @@ class CallLifecycle:
         if cand.id is None:
             cand.id = f"{self.cfg.id_prefix}{cand.index}"
         cand.started = True
+        self.started_calls.append(cand)
         self.events.append(ToolCallStart(cand.index, cand.id, name))
 
     def args(self, text: str) -> None:
@@ -225,6 +253,7 @@ class CallLifecycle:
             self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
             return
         validation = "skipped"
+        parsed = None
         if not isinstance(args, dict):
             if self.cfg.non_object_args != "pass":
                 self._reject(cand, Reason.MALFORMED, "arguments are not a JSON object", raw)
@@ -233,6 +262,8 @@ class CallLifecycle:
         tools = self.cfg.tools
         if tools is not None and args_json.lstrip().startswith("{"):
             problem = tools.validate(cand.name, args)
+            if problem is None:
+                parsed, problem = instantiate(tools.model_for(cand.name), args)
             if problem is not None:
                 self._reject(cand, Reason.SCHEMA_VIOLATION, problem, raw)
                 return
@@ -248,6 +279,7 @@ class CallLifecycle:
             fallback_used=cand.fallback,
             repairs=list(cand.repairs),
             validation=validation,  # type: ignore[arg-type]
+            parsed=parsed,
         )
         if cand.gate is not None and cand.gate.defer(self, cand, call):
             return  # the gated fallback decides at close
@@ -266,6 +298,7 @@ class CallLifecycle:
             cand.repairs,
             call.validation,
         )
+        cand.outcome = call
         self.events.append(ToolCallEnd(cand.index, call))
 
     def fail_call(self, reason: str, detail: str, end: int) -> None:
@@ -319,4 +352,7 @@ class CallLifecycle:
             detail,
         )
         args = cand.args.join() if reason == Reason.SCHEMA_VIOLATION else None
-        self.events.append(ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format, args))
+        event = ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format, args, cand.started)
+        cand.outcome = event
+        cand.args_seen = cand.args if cand.started else None
+        self.events.append(event)

@@ -188,6 +188,7 @@ class Engine(CallLifecycle):
         self.stack: list[State] = []
         self.state: State = cfg.initial_state(self)
         self.call: Candidate | None = None
+        self.started_calls: list[Candidate] = []
         self.next_index = 0
         self.accepted = 0
         self.seen_output = (

@@ -72,6 +72,7 @@ class JsonReader:
         "watch",
         "error",
         "may_close",
+        "hold",
     )
 
     def __init__(self, sink: JsonSink | None = None, watch: int = -1) -> None:
@@ -88,6 +89,7 @@ class JsonReader:
         self.watch = watch
         self.error: str | None = None
         self.may_close = False  # in an array right after '[' or ',' ... a ']' is allowed here
+        self.hold = -1  # >= 0: ``drain`` releases only ``out[:hold]`` (a value a sink converts when it ends)
 
     @property
     def done(self) -> bool:
@@ -106,6 +108,12 @@ class JsonReader:
         out = self.out
         if not out:
             return ""
+        hold = self.hold
+        if hold >= 0:
+            text = "".join(out[:hold])
+            del out[:hold]
+            self.hold = 0
+            return text
         text = out[0] if len(out) == 1 else "".join(out)
         out.clear()
         return text

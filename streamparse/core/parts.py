@@ -20,13 +20,18 @@ LEVELS = 3
 class Parts:
     """``append(piece)``, ``join() -> str``; truthy once anything (even ``""``) was appended."""
 
-    __slots__ = ("tail", "levels")
+    __slots__ = ("tail", "levels", "tap")
 
     def __init__(self) -> None:
         self.tail: list[str] = []  # the newest pieces, as appended
         self.levels: list[list[str]] = []  # levels[k]: joins of FAN strings of level k-1 (older than level k-1)
+        # Pieces appended since a reader last took them (running snapshots, StreamParser.snapshot): set by
+        # the reader, so nothing is spent on it unless snapshots are asked for.
+        self.tap: Parts | None = None
 
     def append(self, piece: str) -> None:
+        if self.tap is not None:
+            self.tap.append(piece)
         tail = self.tail
         tail.append(piece)
         if len(tail) >= FAN:

@@ -1,18 +1,37 @@
 """The format catalog (docs/FORMATS.md): canonical names, documentation and wiring.
 
 Adding a format is one :class:`FormatSpec` in one of the modules below, built from the handler
-factories in :mod:`streamparse.formats.openers` and the engine's shared states.
+factories in :mod:`streamparse.formats.openers` and the engine's shared states. Outside the package, a
+format is declared by its markers and body kind (:func:`declare`) and added with :func:`register`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from typing import Any
 
 from . import functionary, jsonic, marked, pyish, sections, tagged, tokens, unmarked
 from .base import FormatSpec, Wiring
+from .declared import BODY_KINDS, BodyKind, declare
 
-__all__ = ["FormatSpec", "Wiring", "CATALOG", "names", "get", "resolve", "siblings", "owner", "BLOCK_CLOSERS"]
+__all__ = [
+    "FormatSpec",
+    "Wiring",
+    "CATALOG",
+    "BODY_KINDS",
+    "BodyKind",
+    "declare",
+    "register",
+    "unregister",
+    "generation",
+    "names",
+    "get",
+    "resolve",
+    "siblings",
+    "owner",
+    "BLOCK_CLOSERS",
+]
 
 # Block openers shared or distinctive enough that a closed block nobody could read is a failed call
 # (rejected ``malformed``), not text: see ``openers.unparsed_block``.
@@ -30,6 +49,46 @@ for _module in (jsonic, tagged, tokens, marked, sections, functionary, pyish, un
 # Order in which formats claim shared openers: the order of docs/FORMATS.md, with the list/variant formats that
 # take precedence on a shared continuation first.
 ORDER: tuple[str, ...] = tuple(CATALOG)
+BUILT_IN: frozenset[str] = frozenset(CATALOG)
+_generation = 0  # bumped by register/unregister: compiled tables are cached per catalog generation
+
+
+def generation() -> int:
+    """A number that changes whenever the catalog does (a cache key for tables built from it)."""
+    return _generation
+
+
+def register(spec: FormatSpec, *, auto: bool = False) -> FormatSpec:
+    """Add a format to the catalog; returns the spec as registered.
+
+    ``spec`` is usually built by :func:`declare`. ``auto``: also active under ``formats="auto"`` (and for
+    unknown models); by default it is on only where named (``formats=["name", ...]``), because an opener
+    the catalog does not know might occur in the prose of other models. Later formats claim a shared
+    opener after the built-in ones. Raises ``ValueError`` for a name already in the catalog.
+    """
+    global ORDER, _generation
+    if not isinstance(spec, FormatSpec):
+        raise ValueError(f"register() takes a FormatSpec (see formats.declare), got {spec!r}")
+    if spec.name in CATALOG:
+        raise ValueError(f"format {spec.name!r} is already in the catalog")
+    spec = dataclasses.replace(spec, opt_in=not auto)
+    CATALOG[spec.name] = spec
+    ORDER = (*ORDER, spec.name)
+    _generation += 1
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove a format added by :func:`register` (built-in formats cannot be removed)."""
+    global ORDER, _generation
+    if name in BUILT_IN:
+        raise ValueError(f"{name!r} is a built-in format")
+    if name not in CATALOG:
+        raise ValueError(f"format {name!r} is not registered")
+    del CATALOG[name]
+    _MARKERS.pop(name, None)
+    ORDER = tuple(n for n in ORDER if n != name)
+    _generation += 1
 
 
 def names() -> list[str]:

@@ -15,6 +15,7 @@ from ..core.engine import Engine, State
 from ..core.json_reader import DQ_RUN, STRING, JsonReader
 from ..core.lookahead import skip_ws, starts_or_prefix
 from ..rejections import Reason
+from .lenient import LenientArgsSink, LenientValues, lenient_on
 
 NAME_KEYS = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
 ARGS_KEYS = frozenset({"arguments", "parameters", "params", "args", "input"})
@@ -41,6 +42,7 @@ class CallExtractor:
         "obj_done",
         "need_args_key",
         "saw_args",
+        "lenient",
     )
 
     def __init__(self, eng: Engine, fmt: str, base: int, each: bool, fallback: bool = False) -> None:
@@ -57,6 +59,7 @@ class CallExtractor:
         self.in_fn = False
         self.obj_done = False
         self.saw_args = False
+        self.lenient = LenientValues(eng, self.reader) if lenient_on(eng) else None
 
     @property
     def streaming(self) -> bool:
@@ -67,6 +70,9 @@ class CallExtractor:
 
     def value_start(self, depth: int, kind: str, pos: int) -> None:
         eng = self.eng
+        if self.lenient is not None and self.args_depth >= 0 and depth == self.args_depth + 1 and self.args_kind == "{":
+            self.lenient.on_start(kind)
+            return
         if depth == self.base:
             if self.each:
                 eng.begin_call(self.fmt, pos, self.fallback)
@@ -95,6 +101,9 @@ class CallExtractor:
                 self.in_fn = True  # OpenAI nesting: {"type": "function", "function": {"name", "arguments"}}
 
     def key(self, depth: int, key: str) -> None:
+        if self.lenient is not None and self.args_depth >= 0 and depth == self.args_depth + 1 and self.args_kind == "{":
+            self.lenient.on_key(key)
+            return
         if not self._member(depth):
             return
         call = self.eng.call
@@ -110,6 +119,10 @@ class CallExtractor:
 
     def value_end(self, depth: int, pos: int) -> None:
         eng = self.eng
+        lenient = self.lenient
+        if lenient is not None and lenient.holding and self.args_depth >= 0 and depth == self.args_depth + 1:
+            lenient.on_end()
+            return
         if depth == self.args_depth:
             text = self.reader.drain()
             kind = self.args_kind
@@ -401,6 +414,9 @@ class JsonArgsState(_JsonBody):
         self.optional_close = optional_close
         self.fenced = fenced
         self.reader = JsonReader()
+        if lenient_on(eng):
+            self.reader.sink = LenientArgsSink(eng, self.reader)
+            self.reader.watch = 1
         self.held: list[str] | None = None  # the text of a non-object value, read whole
         self.phase = 0
         if fenced:
@@ -412,6 +428,8 @@ class JsonArgsState(_JsonBody):
             return None  # a non-object value is read whole: no fast path streams it
         if self.phase or reader.state != STRING or reader.out or reader.quote != '"':
             return None
+        if reader.is_key and reader.sink is not None:
+            return None  # lenient typing reads the keys: they go through the reader
         return DQ_RUN, False
 
     def step(self, eng: Engine, final: bool) -> bool:

@@ -1,0 +1,299 @@
+"""Arguments parsed so far: an incremental reader of a call's argument JSON and the per-call snapshot.
+
+A call's ``ToolCallDelta`` fragments join to JSON text that is, at every moment, a prefix of valid JSON
+(the formats' readers repair and encode before they emit). :class:`PartialJson` is fed those fragments
+and keeps the value they describe, so the arguments so far are maintained in time linear in the text,
+never re-parsed from the start per fragment (openai-python's ``parsed_arguments`` re-parses the whole
+text on every chunk).
+
+What a partial value holds (the rule of :meth:`PartialJson.value`, documented in docs/API.md):
+
+- complete keys with complete values;
+- a string value being written, with the text so far (UIs stream long strings such as code);
+- objects and arrays being written, with their complete members (instructor's ``Partial[T]``);
+- nothing of a key being written, a key whose value has not begun, or a number or literal being written
+  (``12`` may still become ``123``, ``t`` is not yet ``true``).
+
+The reader never raises: text that is not a JSON prefix stops it (``failed``) and the value keeps what
+was read before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+__all__ = ["CallSnapshot", "CallStatus", "PartialJson", "copy_value", "partial_arguments"]
+
+CallStatus: TypeAlias = Literal["streaming", "complete", "rejected"]
+
+_VALUE, _KEY, _COLON, _AFTER, _STRING, _TOKEN, _DONE, _FAILED = range(8)
+_WS = re.compile(r"[ \t\r\n]*")
+_RUN = re.compile(r'[^"\\]+')
+_TOKEN_CHARS = re.compile(r"[^,\]}\s]*")
+# An escape cut off at the end of a string so far: a lone backslash or an incomplete \uXXXX.
+_CUT_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*(\\u[0-9a-fA-F]{0,3}|\\)\Z")
+_HIGH_SURROGATE = re.compile(r"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2})\Z")
+
+
+def _decode(raw: str) -> str | None:
+    try:
+        value = json.loads('"' + raw + '"')
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def copy_value(value: Any) -> Any:
+    """A copy of JSON data whose containers are new (strings and numbers are immutable and shared)."""
+    return _copy(value, {})
+
+
+def _copy(value: Any, memo: dict[int, Any]) -> Any:
+    """A copy of the containers of ``value`` (strings and numbers are immutable and shared)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        memo[id(value)] = out
+        for k, v in value.items():
+            out[k] = _copy(v, memo) if isinstance(v, dict | list) else v
+        return out
+    if isinstance(value, list):
+        items: list[Any] = []
+        memo[id(value)] = items
+        for v in value:
+            items.append(_copy(v, memo) if isinstance(v, dict | list) else v)
+        return items
+    return value
+
+
+class PartialJson:
+    """Reads one JSON value from successive fragments; :meth:`value` is the value so far.
+
+    ``feed`` costs O(len(fragment)) (regex runs over string contents, Python per structural token);
+    ``value`` copies the containers (O(number of values); strings are shared, not copied) and decodes the
+    string being written (O(its length)).
+    """
+
+    __slots__ = ("stack", "keys", "state", "root", "parts", "is_key", "escape", "failed_at", "_started")
+
+    def __init__(self) -> None:
+        self.stack: list[dict[str, Any] | list[Any]] = []
+        self.keys: list[str | None] = []  # per open object: the key whose value comes next
+        self.state = _VALUE
+        self.root: Any = None
+        self.parts: list[str] = []  # raw JSON content of the string or token being read
+        self.is_key = False
+        self.escape = False  # the previous fragment ended inside an escape (after a backslash)
+        self.failed_at: str | None = None
+        self._started = False
+
+    @property
+    def done(self) -> bool:
+        return self.state == _DONE
+
+    @property
+    def failed(self) -> bool:
+        return self.state == _FAILED
+
+    def _fail(self, detail: str) -> None:
+        self.state = _FAILED
+        self.failed_at = detail
+
+    def _attach(self, value: Any) -> None:
+        if not self.stack:
+            self.root = value
+            self._started = True
+            return
+        parent = self.stack[-1]
+        if isinstance(parent, dict):
+            key = self.keys[-1]
+            if key is not None:
+                parent[key] = value
+        else:
+            parent.append(value)
+
+    def _after_value(self) -> None:
+        self.state = _AFTER if self.stack else _DONE
+
+    def _token_end(self) -> bool:
+        text = "".join(self.parts)
+        self.parts.clear()
+        try:
+            value = json.loads(text)
+        except ValueError:
+            self._fail(f"bad token {text[:20]!r}")
+            return False
+        self._attach(value)
+        self._after_value()
+        return True
+
+    def feed(self, text: str) -> None:
+        """Consume the next fragment of the JSON text."""
+        pos, n = 0, len(text)
+        parts = self.parts
+        while pos < n:
+            state = self.state
+            if state in (_DONE, _FAILED):
+                if state == _DONE and not text[pos:].isspace():
+                    self._fail("text after the value")
+                return
+            if state == _STRING:
+                if self.escape:
+                    parts.append(text[pos])
+                    self.escape = False
+                    pos += 1
+                    continue
+                m = _RUN.match(text, pos)
+                if m is not None:
+                    parts.append(m.group())
+                    pos = m.end()
+                    continue
+                c = text[pos]
+                if c == "\\":
+                    parts.append(c)
+                    self.escape = True
+                    pos += 1
+                    continue
+                # the closing quote
+                pos += 1
+                raw = "".join(parts)
+                parts.clear()
+                decoded = _decode(raw)
+                if decoded is None:
+                    self._fail("bad string")
+                    return
+                if self.is_key:
+                    self.keys[-1] = decoded
+                    self.state = _COLON
+                else:
+                    self._attach(decoded)
+                    self._after_value()
+                continue
+            if state == _TOKEN:
+                m = _TOKEN_CHARS.match(text, pos)
+                end = m.end() if m is not None else pos
+                parts.append(text[pos:end])
+                pos = end
+                if pos < n and not self._token_end():
+                    return
+                continue
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]  # always matches
+            if pos >= n:
+                return
+            c = text[pos]
+            if state == _VALUE:
+                if c == "{" or c == "[":
+                    container: dict[str, Any] | list[Any] = {} if c == "{" else []
+                    self._attach(container)
+                    self.stack.append(container)
+                    self.keys.append(None)
+                    self.state = _KEY if c == "{" else _VALUE
+                elif c == '"':
+                    self.state = _STRING
+                    self.is_key = False
+                elif c == "]" and self.stack and isinstance(self.stack[-1], list) and not self.stack[-1]:
+                    self._close()
+                else:
+                    self.state = _TOKEN
+                    continue  # the token's first character is read by the token branch
+                pos += 1
+            elif state == _KEY:
+                if c == '"':
+                    self.state = _STRING
+                    self.is_key = True
+                elif c == "}":
+                    self._close()
+                else:
+                    self._fail(f"expected a key, got {c!r}")
+                    return
+                pos += 1
+            elif state == _COLON:
+                if c != ":":
+                    self._fail(f"expected ':', got {c!r}")
+                    return
+                self.state = _VALUE
+                pos += 1
+            else:  # _AFTER
+                top = self.stack[-1]
+                if c == ",":
+                    self.state = _KEY if isinstance(top, dict) else _VALUE
+                    if isinstance(top, dict):
+                        self.keys[-1] = None
+                elif (c == "}" and isinstance(top, dict)) or (c == "]" and isinstance(top, list)):
+                    self._close()
+                else:
+                    self._fail(f"unexpected {c!r}")
+                    return
+                pos += 1
+
+    def _close(self) -> None:
+        self.stack.pop()
+        self.keys.pop()
+        self._after_value()
+
+    def value(self) -> Any:
+        """The value so far (a fresh copy: mutating it does not affect the reader); None before any."""
+        if not self._started:
+            return None
+        memo: dict[int, Any] = {}
+        root = _copy(self.root, memo)
+        if self.state == _STRING and not self.is_key and self.stack:
+            raw = "".join(self.parts)
+            if len(self.parts) > 1:
+                self.parts[:] = [raw]  # joined once; later requests start from it
+            cut = _CUT_ESCAPE.search(raw)
+            if cut is not None:
+                raw = raw[: cut.start(1)]
+            high = _HIGH_SURROGATE.search(raw)  # half of a pair: wait for the other half
+            if high is not None:
+                raw = raw[: high.start(1)]
+            text = _decode(raw)
+            if text is not None:
+                inner = memo[id(self.stack[-1])]
+                if isinstance(inner, dict):
+                    key = self.keys[-1]
+                    if key is not None:
+                        inner[key] = text
+                else:
+                    inner.append(text)
+        return root
+
+
+@dataclass(frozen=True, slots=True)
+class CallSnapshot:
+    """One call as far as it has streamed: what a UI draws for a card.
+
+    ``arguments`` follows the partial-value rule of :class:`PartialJson` while ``status`` is
+    ``"streaming"``; once ``"complete"`` it equals ``ToolCall.arguments``; once ``"rejected"`` it holds
+    what had streamed before the rejection (``reason`` says why). ``parsed`` is the pydantic instance of a
+    complete call to a tool given as a pydantic model class (``ToolCall.parsed``), else None.
+    """
+
+    index: int
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    status: CallStatus
+    format: str
+    parsed: Any = None
+    reason: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        """The call ended valid (``ToolCallEnd`` was emitted): safe to dispatch."""
+        return self.status == "complete"
+
+    @property
+    def done(self) -> bool:
+        """The call has its verdict (complete or rejected): nothing more will stream for it."""
+        return self.status != "streaming"
+
+
+def partial_arguments(text: str) -> dict[str, Any]:
+    """The arguments object described by the JSON prefix ``text`` (empty when it is not an object yet)."""
+    reader = PartialJson()
+    reader.feed(text)
+    value = reader.value()
+    return value if isinstance(value, dict) else {}

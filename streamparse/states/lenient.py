@@ -1,0 +1,116 @@
+"""Lenient typing for JSON arguments: a string where the tool's schema can only mean another type.
+
+Models write ``{"verbose": "true"}`` for a boolean or ``{"count": "5"}`` for an integer. When the schema
+of that argument admits no string at all, the text has exactly one meaning, so the value is converted
+with the text-value rule the XML-style formats use (:func:`streamparse.states.coerce.coerce_text_value`)
+and the call records the repair ``lenient_types``. ``coercion="strict"`` turns this off: the call is
+validated as written.
+
+Only top-level arguments are converted (their schemas are what ``ToolSet.property_schema`` resolves),
+and only once the call's name is known (the usual order: name, then arguments). The string is held
+from its opening quote to its closing one (it cannot be streamed: ``"5"`` becomes ``5``), so the deltas
+carry the converted value and still join to ``arguments_json``, whatever the chunking.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..core.engine import Engine
+from ..core.json_reader import JsonReader
+from .coerce import coerce_text_value, schema_types
+
+LENIENT_TYPES = "lenient_types"  # repair name in ToolCall.repairs and the stats
+
+
+def lenient_on(eng: Engine) -> bool:
+    """Whether lenient typing can apply in this stream at all (tools given, not strict)."""
+    cfg: Any = eng.cfg
+    return cfg.tools is not None and getattr(cfg, "coercion", "strict") == "lenient"
+
+
+def _target_schema(eng: Engine, key: str) -> dict[str, Any] | None:
+    """The schema of argument ``key`` of the open call when it admits no string, else None."""
+    call = eng.call
+    tools: Any = eng.cfg.tools
+    if call is None or call.name is None or call.closed or tools is None:
+        return None
+    schema: dict[str, Any] | None = tools.property_schema(call.name, key)
+    if schema is None:
+        return None
+    types = schema_types(schema)
+    if not types or "string" in types or "any" in types:
+        return None
+    return schema
+
+
+class LenientValues:
+    """Holds one top-level string argument whose schema wants another type; converts it when it closes.
+
+    Works on the reader's output list: ``reader.hold`` keeps ``drain`` from releasing the string."""
+
+    __slots__ = ("eng", "reader", "key", "schema")
+
+    def __init__(self, eng: Engine, reader: JsonReader) -> None:
+        self.eng = eng
+        self.reader = reader
+        self.key: str | None = None
+        self.schema: dict[str, Any] | None = None
+
+    @property
+    def holding(self) -> bool:
+        return self.schema is not None
+
+    def on_key(self, key: str) -> None:
+        self.key = key
+
+    def on_start(self, kind: str) -> None:
+        key, self.key = self.key, None
+        if kind != '"' or key is None:
+            return
+        schema = _target_schema(self.eng, key)
+        if schema is not None:
+            self.schema = schema
+            self.reader.hold = len(self.reader.out)  # the opening quote is appended next
+
+    def on_end(self) -> None:
+        schema, self.schema = self.schema, None
+        reader = self.reader
+        out = reader.out
+        hold = reader.hold
+        reader.hold = -1
+        if schema is None or hold < 0:
+            return
+        literal = "".join(out[hold:])
+        try:
+            text = json.loads(literal)
+        except ValueError:
+            return  # leave it as written: validation decides
+        value = coerce_text_value(text, schema)
+        if isinstance(value, str):
+            return
+        del out[hold:]
+        out.append(json.dumps(value, ensure_ascii=False))
+        self.eng.add_repairs([LENIENT_TYPES])
+
+
+class LenientArgsSink:
+    """JSON sink for an arguments object read at depth 0 (``JsonArgsState``): members are depth 1."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, eng: Engine, reader: JsonReader) -> None:
+        self.values = LenientValues(eng, reader)
+
+    def value_start(self, depth: int, kind: str, pos: int) -> None:
+        if depth == 1:
+            self.values.on_start(kind)
+
+    def value_end(self, depth: int, pos: int) -> None:
+        if depth == 1 and self.values.holding:
+            self.values.on_end()
+
+    def key(self, depth: int, key: str) -> None:
+        if depth == 1:
+            self.values.on_key(key)
