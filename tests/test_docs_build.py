@@ -57,6 +57,7 @@ def test_cookbook_includes_the_tested_example_files(site: Path) -> None:
         "proxy_in_front.py",
         "openai_tool_runner.py",
         "engine_deltas.py",
+        "custom_format.py",
         "quickstart.py",
     ):
         first_line = (ROOT / "examples" / name).read_text(encoding="utf-8").splitlines()[0]

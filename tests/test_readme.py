@@ -17,7 +17,7 @@ BLOCKS = [(README.count("\n", 0, m.start()) + 1, m.group(2)) for m in FENCE.find
 
 
 def test_readme_has_python_recipes() -> None:
-    assert len(BLOCKS) >= 4  # use, openai SDK stream, proxy, early dispatch
+    assert len(BLOCKS) >= 5  # use, pydantic/custom format, openai SDK stream, proxy, early dispatch
 
 
 @pytest.mark.parametrize(("line", "code"), BLOCKS, ids=[f"line{line}" for line, _ in BLOCKS])
@@ -33,15 +33,28 @@ def test_python_block_runs_as_written(line: int, code: str, tmp_path: Path) -> N
     assert proc.stdout.strip(), f"README block at line {line} printed nothing"
 
 
-def test_use_block_prints_the_text_the_fragments_and_the_validated_call() -> None:
+def test_use_block_prints_the_text_the_running_arguments_and_the_validated_call() -> None:
     code = BLOCKS[0][1]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60).stdout
-    assert "text: 'Let me check.'" in out
-    assert "call: lookup_order {'order_id': 'A-1'}" in out
-    fragments = [line.removeprefix("argument fragment: ") for line in out.splitlines() if line.startswith("argument")]
-    assert "".join(fragments) == '{"order_id": "A-1"}'
+    lines = out.splitlines()
+    assert lines[:2] == ["text: 'Let me check.'", "start: 0 lookup_order"]
+    so_far = [line.removeprefix("arguments so far: ") for line in lines if line.startswith("arguments so far")]
+    assert so_far[-2:] == ["{'order_id': 'A-'}", "{'order_id': 'A-1'}"]  # the string grows as it streams
+    assert "call: lookup_order {'order_id': 'A-1'}" in lines
     assert "Which order? | On it. |" in out and "'name': 'lookup_order'" in out
+
+
+def test_pydantic_lenient_and_custom_format_block_prints_model_instances() -> None:
+    code = next(code for _, code in BLOCKS if "formats.declare" in code)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "get_weather(city='Lyon', days=3) ['lenient_types']",
+        "schema_violation",
+        "Sure. get_weather(city='Oslo', days=1)",
+    ]
 
 
 def test_make_targets_named_in_the_readme_exist() -> None:
