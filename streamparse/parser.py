@@ -157,7 +157,7 @@ class StreamParser:
 
         The arguments of an open call are read incrementally: each request reads only the argument text
         that arrived since the previous one (linear in the call's text overall, never re-parsed), then
-        copies the containers (O(number of values)) and the string being written (O(its length)).
+        copies the containers (O(number of values)), decoding only the new part of the string being written.
         Raises ``KeyError`` when no call with this index has started."""
         for cand in reversed(self._engine.started_calls):  # the open call is the last one
             if cand.index == index:

@@ -33,9 +33,29 @@ _VALUE, _KEY, _COLON, _AFTER, _STRING, _TOKEN, _DONE, _FAILED = range(8)
 _WS = re.compile(r"[ \t\r\n]*")
 _RUN = re.compile(r'[^"\\]+')
 _TOKEN_CHARS = re.compile(r"[^,\]}\s]*")
-# An escape cut off at the end of a string so far: a lone backslash or an incomplete \uXXXX.
-_CUT_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*(\\u[0-9a-fA-F]{0,3}|\\)\Z")
-_HIGH_SURROGATE = re.compile(r"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2})\Z")
+_HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
+
+
+def _backslashes_before(raw: str, i: int) -> int:
+    k = i
+    while k > 0 and raw[k - 1] == "\\":
+        k -= 1
+    return i - k
+
+
+def _complete_prefix(raw: str) -> int:
+    """Length of the longest prefix of string content ``raw`` that ends outside an escape: an escape cut
+    off at the end (a lone backslash, ``\\u12``) or the first half of a surrogate pair waits for the rest."""
+    cut = len(raw)
+    j = raw.rfind("\\", max(0, len(raw) - 12))
+    if j >= 0 and _backslashes_before(raw, j) % 2 == 0:  # the last backslash begins an escape
+        tail = raw[j:]
+        if tail == "\\" or (tail.startswith("\\u") and len(tail) < 6):
+            cut = j
+    h = cut - 6
+    if h >= 0 and _HIGH_SURROGATE.match(raw, h, cut) and _backslashes_before(raw, h) % 2 == 0:
+        cut = h  # a high surrogate: decoded with its low half
+    return cut
 
 
 def _decode(raw: str) -> str | None:
@@ -72,11 +92,24 @@ class PartialJson:
     """Reads one JSON value from successive fragments; :meth:`value` is the value so far.
 
     ``feed`` costs O(len(fragment)) (regex runs over string contents, Python per structural token);
-    ``value`` copies the containers (O(number of values); strings are shared, not copied) and decodes the
-    string being written (O(its length)).
+    ``value`` copies the containers (O(number of values); strings are shared, not copied) and decodes
+    only the part of the string being written that arrived since the previous call.
     """
 
-    __slots__ = ("stack", "keys", "state", "root", "parts", "is_key", "escape", "failed_at", "_started")
+    __slots__ = (
+        "stack",
+        "keys",
+        "state",
+        "root",
+        "parts",
+        "is_key",
+        "escape",
+        "failed_at",
+        "_started",
+        "_dec",
+        "_dec_parts",
+        "_dec_rest",
+    )
 
     def __init__(self) -> None:
         self.stack: list[dict[str, Any] | list[Any]] = []
@@ -88,6 +121,11 @@ class PartialJson:
         self.escape = False  # the previous fragment ended inside an escape (after a backslash)
         self.failed_at: str | None = None
         self._started = False
+        # The string being written, decoded as far as asked for: decoded text, raw parts read, raw rest
+        # (an escape not yet complete), so each request decodes only what arrived since the last one.
+        self._dec: list[str] = []
+        self._dec_parts = 0
+        self._dec_rest = ""
 
     @property
     def done(self) -> bool:
@@ -193,6 +231,7 @@ class PartialJson:
                 elif c == '"':
                     self.state = _STRING
                     self.is_key = False
+                    self._dec, self._dec_parts, self._dec_rest = [], 0, ""
                 elif c == "]" and self.stack and isinstance(self.stack[-1], list) and not self.stack[-1]:
                     self._close()
                 else:
@@ -233,6 +272,23 @@ class PartialJson:
         self.keys.pop()
         self._after_value()
 
+    def _string_so_far(self) -> str | None:
+        """The string value being written, decoding only the content that arrived since the last call."""
+        parts = self.parts
+        raw = self._dec_rest + "".join(parts[self._dec_parts :])
+        self._dec_parts = len(parts)
+        cut = _complete_prefix(raw)
+        if cut:
+            piece = _decode(raw[:cut])
+            if piece is None:
+                return None
+            self._dec.append(piece)
+        self._dec_rest = raw[cut:]
+        dec = self._dec
+        if len(dec) > 1:
+            dec[:] = ["".join(dec)]
+        return dec[0] if dec else ""
+
     def value(self) -> Any:
         """The value so far (a fresh copy: mutating it does not affect the reader); None before any."""
         if not self._started:
@@ -240,16 +296,7 @@ class PartialJson:
         memo: dict[int, Any] = {}
         root = _copy(self.root, memo)
         if self.state == _STRING and not self.is_key and self.stack:
-            raw = "".join(self.parts)
-            if len(self.parts) > 1:
-                self.parts[:] = [raw]  # joined once; later requests start from it
-            cut = _CUT_ESCAPE.search(raw)
-            if cut is not None:
-                raw = raw[: cut.start(1)]
-            high = _HIGH_SURROGATE.search(raw)  # half of a pair: wait for the other half
-            if high is not None:
-                raw = raw[: high.start(1)]
-            text = _decode(raw)
+            text = self._string_so_far()
             if text is not None:
                 inner = memo[id(self.stack[-1])]
                 if isinstance(inner, dict):

@@ -198,3 +198,14 @@ def test_the_contract_examples_of_snapshots_and_custom_formats_run() -> None:
     finally:
         if "acme" in formats.names():
             formats.unregister("acme")
+
+
+def test_a_string_read_piece_by_piece_equals_the_string_read_at_once() -> None:
+    """Each request decodes only the new part of the string being written (escapes split anywhere)."""
+    value = 'a\\"b\\\\c\\u00e9\\ud83d\\ude00\\n' * 3
+    text = '{"s": "' + value
+    reader = PartialJson()
+    for i, ch in enumerate(text):
+        reader.feed(ch)
+        assert reader.value() == partial_arguments(text[: i + 1]) or i < 6, text[: i + 1]
+    assert reader.value() == {"s": json.loads('"' + value + '"')}
