@@ -74,11 +74,11 @@ $(ENGINE_STAMP): scripts/engine_env.sh scripts/engine-requirements.txt pyproject
 
 # The adapters against the engines' cases (tests/integrations, which `make test` does not collect).
 test-vllm: $(ENGINE_STAMP)
-	$(ENGINE_TESTS) -m "not peer"
+	$(ENGINE_TESTS)
 
 # The engines' own parsers on the same cases: the baseline the adapters are compared with (failures expected).
 vllm-baseline: $(ENGINE_STAMP)
-	-$(ENGINE_TESTS) -m peer -rf
+	-STREAMPARSE_ENGINE_BASELINE=1 $(ENGINE_TESTS) -rf
 
 bench-vllm: $(ENGINE_STAMP)
 	$(ENGINE_VENV)/bin/python benchmarks/vllm_adapter.py
