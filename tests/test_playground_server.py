@@ -176,3 +176,35 @@ def test_a_replay_through_a_real_server_on_loopback_is_paced_and_ends_by_itself(
         server.should_exit = True
         thread.join(timeout=5)
         sock.close()
+
+
+# -- the same page on the proxy (``serve --playground``) --------------------------------------------
+
+
+def test_serve_with_playground_answers_the_page_beside_the_proxy() -> None:
+    from streamparse.server import create_app as create_proxy
+
+    proxy = create_proxy("http://127.0.0.1:9/v1", playground=True)  # the upstream is never reached here
+    with TestClient(proxy) as c:
+        page = c.get("/playground/")
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+        moved = c.get("/playground", follow_redirects=False)
+        assert moved.status_code == 307 and moved.headers["location"].endswith("/playground/")
+        assert c.get("/playground/api/meta").status_code == 200
+        assert c.get("/health").json()["status"] == "ok"
+
+
+def test_serve_without_playground_does_not_serve_the_page() -> None:
+    from streamparse.server import create_app as create_proxy
+
+    with TestClient(create_proxy("http://127.0.0.1:9/v1")) as c:
+        assert c.get("/playground/").status_code == 404  # not under /v1: refused, never proxied
+
+
+def test_the_playground_flag_of_serve_reaches_the_options() -> None:
+    from streamparse.cli.main import make_argparser
+    from streamparse.server.options import from_args
+
+    on = from_args(make_argparser().parse_args(["serve", "--upstream", "http://127.0.0.1:8080/v1", "--playground"]))
+    off = from_args(make_argparser().parse_args(["serve", "--upstream", "http://127.0.0.1:8080/v1"]))
+    assert on.playground and not off.playground

@@ -30,9 +30,11 @@ import anyio.lowlevel
 import httpx
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
 from ..parser import StreamParser, build_parser
+from ..playground import mount as playground_routes
 from ..presets import preset_for
 from ..providers.sse import SSELimitError
 from .logs import setup_logging
@@ -178,6 +180,9 @@ class _Relay:
                 await self.resp.aclose()
 
 
+PLAYGROUND = "/playground"
+
+
 class ProxyApp:
     """The ASGI application (see the module docstring); ``create_app`` builds it."""
 
@@ -204,6 +209,8 @@ class ProxyApp:
         self.metrics = Metrics()
         self.hop_id = uuid.uuid4().hex
         self._client: httpx.AsyncClient | None = None
+        # ``serve --playground``: the page and its replay API under PLAYGROUND, answered before any proxying.
+        self.playground = Router(routes=playground_routes(PLAYGROUND)) if options.playground else None
         if options.formats is not None:
             build_parser(None, options.formats)  # an unknown format name fails now, not on the first request
 
@@ -225,6 +232,9 @@ class ProxyApp:
             await self._lifespan(receive, send)
             return
         if scope["type"] != "http":
+            return
+        if self.playground is not None and (scope["path"] == PLAYGROUND or scope["path"].startswith(PLAYGROUND + "/")):
+            await self.playground(scope, receive, send)
             return
         try:
             response = await self._route(Request(scope, receive))

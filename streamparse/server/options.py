@@ -33,6 +33,7 @@ class ServerOptions:
     pass_invalid: bool = False  # schema-invalid calls (declared tool) go to the client to validate
     eager: bool = False
     tools_in_prompt: bool = False  # upstream without tool support: tools rendered into the system prompt
+    playground: bool = False  # the playground page at /playground/ beside the proxy
     max_body_bytes: int = 16 * 1024 * 1024
     max_sse_line_chars: int = 4 * 1024 * 1024
     max_call_chars: int | None = 4 * 1024 * 1024
@@ -123,6 +124,7 @@ def add_arguments(srv: argparse.ArgumentParser) -> None:
         action="store_true",
         help="upstream without tool support: drop tools/tool_choice, describe the tools in the system prompt",
     )
+    add("--playground", action="store_true", help="also serve the playground page at /playground/")
     add("--max-body-bytes", type=int, default=d.max_body_bytes, help="largest request body (else 413)")
     add(
         "--max-sse-line",
