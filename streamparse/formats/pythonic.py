@@ -17,7 +17,7 @@ import json
 import re
 
 from ..core.engine import Engine, State
-from ..core.lookahead import LOOKAHEAD, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker, gemma_args_to_json
 from .pyliteral import PyCallTracker, parse_call
@@ -280,12 +280,12 @@ class PyCallsState(State):
             eng.pop()
             return True
         buf = eng.buf
-        j = skip_ws(buf, eng.pos)
-        if j >= len(buf):
-            if final or j - eng.pos >= LOOKAHEAD:
-                eng.pop()
-                return True
+        j = after_ws(buf, eng.pos, final)
+        if j is None:
             return False
+        if j is False:
+            eng.pop()
+            return True
         ok = starts_or_prefix(buf, j, self.closer)
         if ok is None and not final:
             return False

@@ -95,12 +95,12 @@ class _Again(State):
             eng.pop()
             return True
         buf = eng.buf
-        j = skip_ws(buf, eng.pos)
-        if j >= len(buf):
-            if final or j - eng.pos >= LOOKAHEAD:
-                eng.pop()
-                return True
+        j = after_ws(buf, eng.pos, final)
+        if j is None:
             return False
+        if j is False:
+            eng.pop()
+            return True
         if not buf.startswith(("<", "`"), j):
             eng.pop()
             return True

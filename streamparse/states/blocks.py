@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.engine import Engine, MarkerTable, State
-from ..core.lookahead import LOOKAHEAD, skip_ws
+from ..core.lookahead import after_ws
 from ..rejections import Reason
 
 
@@ -57,12 +57,12 @@ class BlockState(State):
             return self._junk(eng, eng.pos, final)
         buf = eng.buf
         pos = eng.pos
-        j = skip_ws(buf, pos)
-        if j >= len(buf):
-            if final or j - pos >= LOOKAHEAD:
-                eng.pop()
-                return True
+        j = after_ws(buf, pos, final)
+        if j is None:
             return False
+        if j is False:
+            eng.pop()
+            return True
         found = self.table.markers.match(buf, j)
         if found is None:
             if self.junk is not None and eng.next_index == self.first_index:
