@@ -2,17 +2,21 @@
 ``/v1``, the ``openai`` SDK): :class:`OpenAISSEReader` and the event generators over it.
 
 Only ``choices[0]`` is read (``n > 1`` is not supported). Tool calls the upstream already structured
-(``delta.tool_calls``) are not read: streamparse sits in front of servers that leave calls in the text.
+(``delta.tool_calls``, as vLLM with a tool parser or OpenAI send them) become :class:`ProviderCall` pieces:
+a call ends when the next one begins or the choice finishes, so it is validated and dispatched as early
+as the server allows, in order with the calls written in ``content``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aio import aparse, iter_parse
 from ..events import Event
 from .base import (
+    ProviderCall,
     ProviderDelta,
     ProviderDone,
     ProviderError,
@@ -59,6 +63,7 @@ class OpenAISSEReader:
         self.usage: dict[str, Any] | None = None
         self.done = False
         self._meta_sent = False
+        self._call: Any = None  # the key (tool_calls index) of the structured call being streamed
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -129,10 +134,44 @@ class OpenAISSEReader:
             content = delta.get("content")
             if isinstance(content, str) and content:
                 out.append(ProviderDelta("text", content))
+            calls = delta.get("tool_calls")
+            if isinstance(calls, list):
+                self._tool_calls(calls, out)
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
             self.finish_reason = reason
+            if self._call is not None:
+                out.append(ProviderCall(self._call, end=True, cut=reason == "length"))
+                self._call = None
         return out
+
+    def _tool_calls(self, entries: list[Any], out: list[ProviderItem]) -> None:
+        for position, entry in enumerate(entries):
+            if not isinstance(entry, Mapping):
+                continue
+            key = entry.get("index", position)
+            fn = entry.get("function")
+            fn = fn if isinstance(fn, Mapping) else {}
+            args = fn.get("arguments")
+            if isinstance(args, Mapping):  # some servers send the object itself
+                args = json.dumps(args, ensure_ascii=False)
+            args = args if isinstance(args, str) else ""
+            if key != self._call:
+                if self._call is not None:  # the next call begins: the previous one is complete
+                    out.append(ProviderCall(self._call, end=True))
+                self._call = key
+                name, call_id = fn.get("name"), entry.get("id")
+                out.append(
+                    ProviderCall(
+                        key,
+                        name if isinstance(name, str) else None,
+                        call_id if isinstance(call_id, str) and call_id else None,
+                        args,
+                        format="openai_tool_calls",
+                    )
+                )
+            elif args:
+                out.append(ProviderCall(key, arguments=args))
 
 
 def openai_sse_events(
