@@ -13,7 +13,17 @@ from .core.calls import Candidate, instantiate
 from .core.engine import Engine
 from .core.parts import Parts
 from .errors import ParserClosedError
-from .events import Event, ParseResult, ReasoningDelta, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from .events import (
+    Event,
+    ParseResult,
+    ReasoningDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallRejected,
+    ToolCallStart,
+    Validation,
+)
 from .messages import finish_reason
 from .partial import CallSnapshot, PartialJson, copy_value
 from .stats import ParserStats
@@ -221,7 +231,9 @@ class StreamParser:
         """Reasoning the server already split off (``reasoning_content``, ``thinking``): passed on as is."""
         return self._kept([ReasoningDelta(text)]) if text else []
 
-    def open_call(self, name: str | None, call_id: str | None = None, format: str = "structured") -> tuple[int, list[Event]]:
+    def open_call(
+        self, name: str | None, call_id: str | None = None, format: str = "structured"
+    ) -> tuple[int, list[Event]]:
         """A call the server already structured (``delta.tool_calls``, Ollama ``tool_calls``, Anthropic
         ``tool_use``) begins: ``(index, events)``. It takes the next index of this stream, so its events
         interleave with the calls parsed from the text, and it is checked as they are: an undeclared or
@@ -263,29 +275,34 @@ class StreamParser:
         if not cand.has_args:
             cand.args.append("{}")
             out.append(ToolCallDelta(index, "{}"))
-        args_json = cand.args.join()
+        verdict = self._verdict(cand, cand.args.join(), cut)
+        if isinstance(verdict, ToolCall):
+            cand.outcome = verdict
+            self._engine.accepted += 1
+            self._engine.stats.record_call(cand.format, [], False)
+            return self._kept([*out, ToolCallEnd(index, verdict)])
+        reason, detail, arguments = verdict
+        return self._kept(out + self._reject_structured(cand, reason, detail, arguments))
+
+    def _verdict(self, cand: Candidate, args_json: str, cut: bool) -> ToolCall | tuple[str, str, str | None]:
+        """The checks of a parsed call's end (core/calls.py ``end_call``): a ToolCall, or why not."""
         if cut:
-            return self._kept(out + self._reject_structured(cand, "truncated", "the stream ended inside the call", None))
+            return "truncated", "the stream ended inside the call", None
         try:
             args = json.loads(args_json)
         except (ValueError, RecursionError) as exc:
-            return self._kept(out + self._reject_structured(cand, "malformed", f"arguments are not valid JSON: {exc}", None))
+            return "malformed", f"arguments are not valid JSON: {exc}", None
         if not isinstance(args, dict):
-            return self._kept(out + self._reject_structured(cand, "malformed", "arguments are not a JSON object", None))
-        tools, parsed, validation = self._config.tools, None, "skipped"
-        name = cand.name or ""
+            return "malformed", "arguments are not a JSON object", None
+        tools, parsed, name = self._config.tools, None, cand.name or ""
         if tools is not None:
             problem = tools.validate(name, args)
             if problem is None:
                 parsed, problem = instantiate(tools.model_for(name), args)
             if problem is not None:
-                return self._kept(out + self._reject_structured(cand, "schema_violation", problem, args_json))
-            validation = "pass"
-        call = ToolCall(cand.id or "", name, args, args_json, cand.format, args_json, False, [], validation, parsed)  # type: ignore[arg-type]
-        cand.outcome = call
-        self._engine.accepted += 1
-        self._engine.stats.record_call(cand.format, [], False)
-        return self._kept([*out, ToolCallEnd(index, call)])
+                return "schema_violation", problem, args_json
+        validation: Validation = "skipped" if tools is None else "pass"
+        return ToolCall(cand.id or "", name, args, args_json, cand.format, args_json, False, [], validation, parsed)
 
     def _reject_structured(self, cand: Candidate, reason: str, detail: str, arguments: str | None) -> list[Event]:
         assert cand.index is not None

@@ -115,13 +115,16 @@ class OllamaNDJSONReader:
             out.append(ProviderDone(self.finish_reason, self.usage))
         return out
 
-
     def _call(self, entry: Any) -> ProviderCall:
         """One complete call: ``{"function": {"name", "arguments": {...}}}`` (newer Ollama adds ``id``)."""
         self._calls += 1
         fn = entry.get("function") if isinstance(entry, Mapping) else None
         fn = fn if isinstance(fn, Mapping) else {}
-        name, call_id, args = fn.get("name"), entry.get("id") if isinstance(entry, Mapping) else None, fn.get("arguments")
+        name, call_id, args = (
+            fn.get("name"),
+            entry.get("id") if isinstance(entry, Mapping) else None,
+            fn.get("arguments"),
+        )
         if not isinstance(args, str):
             args = json.dumps(args if args is not None else {}, ensure_ascii=False)
         return ProviderCall(

@@ -63,7 +63,11 @@ class OpenAISSEReader:
         self.usage: dict[str, Any] | None = None
         self.done = False
         self._meta_sent = False
-        self._call: Any = None  # the key (tool_calls index) of the structured call being streamed
+        # The structured call being streamed: its key (a count), the server's tool_calls index and id.
+        self._call: int | None = None
+        self._index: Any = None
+        self._id: str | None = None
+        self._calls = 0
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -142,36 +146,33 @@ class OpenAISSEReader:
             self.finish_reason = reason
             if self._call is not None:
                 out.append(ProviderCall(self._call, end=True, cut=reason == "length"))
-                self._call = None
+                self._call = self._index = self._id = None
         return out
 
     def _tool_calls(self, entries: list[Any], out: list[ProviderItem]) -> None:
         for position, entry in enumerate(entries):
             if not isinstance(entry, Mapping):
                 continue
-            key = entry.get("index", position)
+            index = entry.get("index", position)
             fn = entry.get("function")
             fn = fn if isinstance(fn, Mapping) else {}
             args = fn.get("arguments")
             if isinstance(args, Mapping):  # some servers send the object itself
                 args = json.dumps(args, ensure_ascii=False)
             args = args if isinstance(args, str) else ""
-            if key != self._call:
+            name, call_id = fn.get("name"), entry.get("id")
+            name = name if isinstance(name, str) and name else None
+            call_id = call_id if isinstance(call_id, str) and call_id else None
+            # A new call: a new index, or (servers that reuse index 0 for every call) a name with a new id.
+            new = index != self._index or (name is not None and call_id is not None and call_id != self._id)
+            if new:
                 if self._call is not None:  # the next call begins: the previous one is complete
                     out.append(ProviderCall(self._call, end=True))
-                self._call = key
-                name, call_id = fn.get("name"), entry.get("id")
-                out.append(
-                    ProviderCall(
-                        key,
-                        name if isinstance(name, str) else None,
-                        call_id if isinstance(call_id, str) and call_id else None,
-                        args,
-                        format="openai_tool_calls",
-                    )
-                )
+                self._calls += 1
+                self._call, self._index, self._id = self._calls, index, call_id
+                out.append(ProviderCall(self._call, name, call_id, args, format="openai_tool_calls"))
             elif args:
-                out.append(ProviderCall(key, arguments=args))
+                out.append(ProviderCall(self._call, arguments=args))
 
 
 def openai_sse_events(
