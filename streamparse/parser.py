@@ -206,10 +206,13 @@ class StreamParser:
 
     def _snapshot(self, cand: Any) -> CallSnapshot:
         index, call_id, name, fmt = cand.index, cand.id, cand.name, cand.format
+        tools = self._config.tools
+        tool = tools.model_for(name) if tools is not None else None
         outcome = cand.outcome
         if isinstance(outcome, ToolCall):
             self._readers.pop(index, None)
-            return CallSnapshot(index, call_id, name, copy_value(outcome.arguments), "complete", fmt, outcome.parsed)
+            args = copy_value(outcome.arguments)
+            return CallSnapshot(index, call_id, name, args, "complete", fmt, outcome.parsed, None, tool)
         parts = cand.args_seen if outcome is not None and cand.args_seen is not None else cand.args
         reader = self._readers.get(index)
         if reader is None:  # first request: read what came so far once, then only what the tap collects
@@ -222,8 +225,8 @@ class StreamParser:
         value = reader.value()
         args = value if isinstance(value, dict) else {}
         if outcome is not None:
-            return CallSnapshot(index, call_id, name, args, "rejected", fmt, None, outcome.reason)
-        return CallSnapshot(index, call_id, name, args, "streaming", fmt)
+            return CallSnapshot(index, call_id, name, args, "rejected", fmt, None, outcome.reason, tool)
+        return CallSnapshot(index, call_id, name, args, "streaming", fmt, None, None, tool)
 
     # -- what the server already separated -----------------------------------------------------------
 
