@@ -47,6 +47,7 @@ class AnthropicSSEReader:
         self.usage: dict[str, Any] | None = None
         self.done = False
         self._tool_blocks: set[Any] = set()  # indices of the open tool_use blocks
+        self.payloads = 0  # SSE events / event dicts read: none in a non-empty input means it was not SSE
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -78,6 +79,7 @@ class AnthropicSSEReader:
         """Read one decoded event payload."""
         if self.done or not isinstance(ev, Mapping):
             return []
+        self.payloads += 1
         kind = ev.get("type")
         if kind == "error" or (kind is None and "error" in ev):
             raise error_from_payload(ev)

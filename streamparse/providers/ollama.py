@@ -47,6 +47,7 @@ class OllamaNDJSONReader:
         self.done = False
         self._meta_sent = False
         self._calls = 0  # structured calls read so far (each one's key)
+        self.payloads = 0  # JSON lines / objects read
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -85,6 +86,7 @@ class OllamaNDJSONReader:
         """Read one decoded NDJSON object."""
         if self.done:
             return []
+        self.payloads += 1
         if not isinstance(obj, Mapping):
             raise ProviderError(f"upstream sent a non-object line: {obj!r:.200}", type="invalid_chunk")
         if "error" in obj:

@@ -68,6 +68,7 @@ class OpenAISSEReader:
         self._index: Any = None
         self._id: str | None = None
         self._calls = 0
+        self.payloads = 0  # SSE events / chunks read: none in a non-empty input means it was not SSE
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -99,6 +100,7 @@ class OpenAISSEReader:
 
     def _on_sse(self, event: str, data: str) -> list[ProviderItem]:
         if data.strip() == "[DONE]":
+            self.payloads += 1
             self.done = True
             return [ProviderDone(self.finish_reason, self.usage)]
         payload = loads_payload(data)
@@ -110,6 +112,7 @@ class OpenAISSEReader:
         """Read one decoded chunk (dict or SDK object)."""
         if self.done:
             return []
+        self.payloads += 1
         c = _as_dict(chunk)
         if "error" in c or c.get("object") == "error":
             raise error_from_payload(c)
