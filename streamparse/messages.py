@@ -94,7 +94,7 @@ def rejection_text(rejected: Any, tools: Any = None) -> str:
         else:
             problem = detail or "the arguments do not match the tool's parameters"
         return (
-            f"Error: {call} was not run, its arguments do not match the tool's parameters ({problem})."
+            f"Error: {call} was not run because its arguments do not match the tool's parameters ({problem})."
             f" Call {name or 'the tool'} again with corrected arguments."
         )
     if reason == "truncated":
