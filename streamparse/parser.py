@@ -243,6 +243,8 @@ class StreamParser:
         missing name is rejected at once (``started=False``), else ``ToolCallStart``. Feed its arguments
         JSON to :meth:`call_arguments`, end it with :meth:`close_call`."""
         eng = self._engine
+        if eng.closed:
+            raise ParserClosedError("open_call() after close(): call reset() to parse a new stream")
         cand = Candidate(format, 0, False)
         cand.index = index = eng.next_index
         eng.next_index += 1

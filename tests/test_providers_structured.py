@@ -337,3 +337,11 @@ def test_anthropic_tool_use_to_an_unknown_tool_is_rejected() -> None:
     events = list(anthropic_sse_events(renamed, tools=TOOLS))
     assert [(e.reason, e.name) for e in events if isinstance(e, ToolCallRejected)] == [("unknown_tool", "rm_rf")]
     assert not any(isinstance(e, ToolCallStart) for e in events)
+
+
+def test_the_upstream_stop_reason_reaches_close_so_a_call_whose_closer_a_stop_sequence_ate_is_kept() -> None:
+    body = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}'  # "</tool_call>" was the stop string
+    stopped = [chunk({"content": body}), chunk({}, "stop")]
+    assert [e.call.arguments for e in run(stopped, tools=TOOLS) if isinstance(e, ToolCallEnd)] == [{"city": "Paris"}]
+    cut = [chunk({"content": body}), chunk({}, "length")]
+    assert [e.reason for e in run(cut, tools=TOOLS) if isinstance(e, ToolCallRejected)] == ["truncated"]

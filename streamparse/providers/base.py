@@ -192,7 +192,7 @@ class ProviderStream:
         out.extend(self._end_calls(cut=True))
         # The upstream's reason decides an open call's fate as close() documents ("stop": a complete body
         # whose closer a stop sequence ate is accepted; "length" or a dropped stream: truncated).
-        out.extend(self.parser.close(self.reader.finish_reason if self.done else None))
+        out.extend(self.parser.close(self.reader.finish_reason))
         return out
 
     def _end_calls(self, cut: bool) -> list[Event]:
