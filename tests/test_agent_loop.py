@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from streamparse import ParseResult, StreamParser, ToolCallDelta, ToolCallRejected, aparse, parse
@@ -310,3 +312,34 @@ def test_partial_of_a_rejected_call_never_raises() -> None:
 
 def test_rejected_event_type_is_unchanged_for_consumers() -> None:
     assert ToolCallRejected(0, "truncated", "").to_tool_message()["tool_call_id"] == "call_rejected_0"
+
+
+CARD_CALL = call(
+    "create_user",
+    r'{"name": "Ada \u00e9 \"L\"", "age": 36, "tags": ["x", "y"], "address": {"city": "London", "zip": "W1"}}',
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(CARD_CALL)), max_size=30))
+def test_partials_only_grow_and_end_as_the_parsed_call_under_any_chunking(cuts: list[int]) -> None:
+    bounds = [0, *sorted(set(cuts)), len(CARD_CALL)]
+    parser = StreamParser(formats=["hermes"], tools=[create_user])
+    previous: create_user | None = None
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        for event in parser.feed(CARD_CALL[a:b]):
+            if not isinstance(event, ToolCallDelta):
+                continue
+            now = parser.snapshot(event.index).partial()
+            if previous is not None and previous.name is not None:
+                assert now.name is not None and now.name.startswith(previous.name)  # a string only grows
+            if previous is not None and previous.age is not None:
+                assert now.age == previous.age  # a number appears once, complete
+            previous = now
+    parser.close()
+    final = parser.snapshot(0)
+    assert (
+        final.partial()
+        == final.parsed
+        == create_user(name='Ada é "L"', age=36, tags=["x", "y"], address=Address(city="London", zip="W1"))
+    )

@@ -18,6 +18,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from streamparse import (
     StreamParser,
@@ -345,3 +347,31 @@ def test_the_upstream_stop_reason_reaches_close_so_a_call_whose_closer_a_stop_se
     assert [e.call.arguments for e in run(stopped, tools=TOOLS) if isinstance(e, ToolCallEnd)] == [{"city": "Paris"}]
     cut = [chunk({"content": body}), chunk({}, "length")]
     assert [e.reason for e in run(cut, tools=TOOLS) if isinstance(e, ToolCallRejected)] == ["truncated"]
+
+
+MIXED = [
+    chunk({"role": "assistant", "content": "One. "}),
+    chunk({"content": '<tool_call>{"name": "lookup_order", "arguments": {}}</tool_call> Two. '}),
+    chunk({"tool_calls": [first(0, "call_a", "get_weather")]}),
+    chunk({"tool_calls": [args(0, '{"city": "Lyon", "days": 2}')]}),
+    chunk({"tool_calls": [first(1, "call_b", "nope")]}),
+    chunk({"tool_calls": [args(1, "{}")]}),
+    chunk({}, "tool_calls"),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(sse(MIXED))), max_size=40))
+def test_mixed_stream_events_do_not_depend_on_how_the_bytes_are_split(cuts: list[int]) -> None:
+    raw = sse(MIXED)
+    bounds = [0, *sorted(set(cuts)), len(raw)]
+    pieces = [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    got = merge_events(run(pieces, formats=["hermes"], tools=TOOLS))
+    assert got == merge_events(run([raw], formats=["hermes"], tools=TOOLS))
+    assert [type(e).__name__ for e in got if not isinstance(e, TextDelta | ToolCallDelta)] == [
+        "ToolCallStart",
+        "ToolCallEnd",
+        "ToolCallStart",
+        "ToolCallEnd",
+        "ToolCallRejected",
+    ]
