@@ -32,6 +32,7 @@ from streamparse import (
 )
 from streamparse.events import ParseResult
 from streamparse.providers import (
+    OllamaNDJSONReader,
     OpenAISSEReader,
     anthropic_sse_events,
     aopenai_sse_events,
@@ -283,6 +284,9 @@ def test_ollama_tool_calls_become_validated_calls(size: int) -> None:
     assert end.call.format == "ollama_tool_calls" and end.call.id == events[1].id == "call_0"
     # Ollama says done_reason "stop"; a call was accepted, so the turn's finish_reason is tool_calls.
     assert ParseResult.from_events(events, "stop").finish_reason == "tool_calls"
+    reader = OllamaNDJSONReader()
+    list(ollama_ndjson_events(pieces, tools=TOOLS, reader=reader))
+    assert reader.finish_reason == "tool_calls"
 
 
 ANTHROPIC_EVENTS = [

@@ -193,6 +193,8 @@ class ProviderStream:
         # The upstream's reason decides an open call's fate as close() documents ("stop": a complete body
         # whose closer a stop sequence ate is accepted; "length" or a dropped stream: truncated).
         out.extend(self.parser.close(self.reader.finish_reason))
+        if self.parser.finish_reason in ("tool_calls", "length"):  # the reader, read afterwards, agrees too
+            self.reader.finish_reason = self.parser.finish_reason
         return out
 
     def _end_calls(self, cut: bool) -> list[Event]:
