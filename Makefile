@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
-test: $(STAMP)  ## the whole test suite (creates .venv first, ~1-2 min; the suite itself TIME_TEST)
+test: $(STAMP)  ## the whole test suite (creates .venv first, ~1-2 min; the suite: ~3 min of CPU, 10 min on a busy 2-core machine)
 	$(BIN)/python -m pytest -q
 
 # The playground in a real browser: Debian's chromium and chromedriver (apt-get when run as root and they are
@@ -38,7 +38,7 @@ test-browser: $(BROWSER_STAMP)  ## the playground in a real browser (chromium + 
 
 # The docs site (mkdocs-material + mkdocstrings, in the test extra): built offline into site/, and any
 # warning (a broken link, a missing page or snippet) fails the build.
-docs: $(STAMP)  ## build the docs site into site/, strict: a broken link fails (TIME_DOCS)
+docs: $(STAMP)  ## build the docs site into site/, strict: a broken link fails (~25 s)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 demo: $(STAMP)  ## replay a bundled model stream in the terminal
@@ -61,7 +61,7 @@ bench-proxy: $(STAMP)  ## streamparse serve against a bare proxy, 500 concurrent
 fuzz: $(STAMP)  ## the long fuzzing campaign, a million inputs (long: tens of minutes)
 	$(BIN)/python benchmarks/fuzz.py --inputs 1000000
 
-lint: $(STAMP)  ## ruff check + format check, mypy strict, the import contracts (TIME_LINT)
+lint: $(STAMP)  ## ruff check + format check, mypy strict, the import contracts (~10 s of CPU, ~50 s on a busy machine)
 	$(BIN)/ruff check streamparse tests tests_browser benchmarks examples
 	$(BIN)/ruff format --check streamparse tests tests_browser benchmarks examples
 	$(BIN)/mypy streamparse

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -331,8 +331,9 @@ class CallSnapshot:
     format: str
     parsed: Any = None
     reason: str | None = None
-    tool: Any = None
-    """The pydantic model class of the tool when it was given to ``tools=`` as one (:meth:`partial` uses it)."""
+    tool: Any = field(default=None, compare=False, repr=False)
+    """The pydantic model class of the tool when it was given to ``tools=`` as one (:meth:`partial` uses it);
+    not part of equality: a snapshot built from the events (``ParseResult.snapshots``) equals the parser's."""
 
     @overload
     def partial(self) -> Any: ...
