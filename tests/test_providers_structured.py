@@ -379,3 +379,26 @@ def test_mixed_stream_events_do_not_depend_on_how_the_bytes_are_split(cuts: list
         "ToolCallEnd",
         "ToolCallRejected",
     ]
+
+
+def test_anthropic_tool_use_cut_by_max_tokens_is_truncated() -> None:
+    cut = [
+        *ANTHROPIC_EVENTS[:7],  # the tool_use block has its first argument piece only
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "max_tokens", "stop_sequence": None}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+    events = list(anthropic_sse_events(cut, tools=TOOLS))
+    assert [(e.reason, e.started) for e in events if isinstance(e, ToolCallRejected)] == [("truncated", True)]
+    assert ParseResult.from_events(events).finish_reason == "length"
+
+
+def test_anthropic_tool_use_ends_as_soon_as_the_next_block_begins() -> None:
+    second = {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "tool_use", "id": "toolu_02", "name": "lookup_order", "input": {}},
+    }
+    reader_events = list(anthropic_sse_events([*ANTHROPIC_EVENTS[:9], second], tools=TOOLS))
+    kinds = [type(e).__name__ for e in reader_events if not isinstance(e, TextDelta | ToolCallDelta)]
+    assert kinds[:3] == ["ToolCallStart", "ToolCallEnd", "ToolCallStart"]  # the first ends before the second starts

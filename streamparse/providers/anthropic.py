@@ -47,6 +47,9 @@ class AnthropicSSEReader:
         self.usage: dict[str, Any] | None = None
         self.done = False
         self._tool_blocks: set[Any] = set()  # indices of the open tool_use blocks
+        # A tool_use block that stopped, held until the next event says whether the message was cut there
+        # (``message_delta`` with ``stop_reason: "max_tokens"`` comes right after its ``content_block_stop``).
+        self._stopped: Any = None
         self.payloads = 0  # SSE events / event dicts read: none in a non-empty input means it was not SSE
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
@@ -80,6 +83,17 @@ class AnthropicSSEReader:
         if self.done or not isinstance(ev, Mapping):
             return []
         self.payloads += 1
+        if self._stopped is None or ev.get("type") in ("message_delta", "ping"):
+            return self._event(ev)
+        return [*self._release(cut=False), *self._event(ev)]
+
+    def _release(self, cut: bool) -> list[ProviderItem]:
+        if self._stopped is None:
+            return []
+        key, self._stopped = self._stopped, None
+        return [ProviderCall(key, end=True, cut=cut)]
+
+    def _event(self, ev: Mapping[str, Any]) -> list[ProviderItem]:
         kind = ev.get("type")
         if kind == "error" or (kind is None and "error" in ev):
             raise error_from_payload(ev)
@@ -100,7 +114,7 @@ class AnthropicSSEReader:
         elif kind == "content_block_stop":
             if ev.get("index") in self._tool_blocks:
                 self._tool_blocks.discard(ev.get("index"))
-                return [ProviderCall(ev.get("index"), end=True)]
+                self._stopped = ev.get("index")
         elif kind == "content_block_delta":
             delta = ev.get("delta")
             if isinstance(delta, Mapping) and delta.get("type") == "input_json_delta":
@@ -120,6 +134,7 @@ class AnthropicSSEReader:
             usage = ev.get("usage")
             if isinstance(usage, Mapping):
                 self.usage = dict(usage)
+            return self._release(cut=self.stop_reason == "max_tokens")
         elif kind == "message_stop":
             self.done = True
             return [ProviderDone(self.finish_reason, self.usage)]
