@@ -419,12 +419,12 @@ def partial_model(model: type[M], arguments: dict[str, Any]) -> M:
     (built with ``model_construct``: no validator runs on the whole, so a half-streamed call never raises)."""
     values: dict[str, Any] = {}
     present: set[str] = set()
-    for name, field in model.model_fields.items():
-        key = field.alias if field.alias is not None and field.alias in arguments else name
+    for name, info in model.model_fields.items():
+        key = info.alias if info.alias is not None and info.alias in arguments else name
         if key not in arguments:
             values[name] = None
             continue
-        value = _field_value(field.annotation, arguments[key])
+        value = _field_value(info.annotation, arguments[key])
         values[name] = value
         if value is not None:
             present.add(name)
