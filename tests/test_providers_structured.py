@@ -402,3 +402,35 @@ def test_anthropic_tool_use_ends_as_soon_as_the_next_block_begins() -> None:
     reader_events = list(anthropic_sse_events([*ANTHROPIC_EVENTS[:9], second], tools=TOOLS))
     kinds = [type(e).__name__ for e in reader_events if not isinstance(e, TextDelta | ToolCallDelta)]
     assert kinds[:3] == ["ToolCallStart", "ToolCallEnd", "ToolCallStart"]  # the first ends before the second starts
+
+
+def test_a_non_streaming_completion_with_tool_calls_gives_the_same_events() -> None:
+    completion = {
+        "id": "chatcmpl-abc123",
+        "object": "chat.completion",
+        "created": 1741927352,
+        "model": "gpt-4.1-mini",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                        },
+                        {"id": "call_2", "type": "function", "function": {"name": "lookup_order", "arguments": "{}"}},
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+    }
+    ends = [e for e in run([completion], tools=TOOLS) if isinstance(e, ToolCallEnd)]
+    assert [(e.index, e.call.id, e.call.arguments) for e in ends] == [
+        (0, "call_1", {"city": "Oslo"}),
+        (1, "call_2", {}),
+    ]
