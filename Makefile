@@ -44,7 +44,7 @@ docs: $(STAMP)  ## build the docs site into site/, strict: a broken link fails (
 demo: $(STAMP)  ## replay a bundled model stream in the terminal
 	$(BIN)/streamparse demo
 
-bench: $(STAMP)  ## all the performance figures: run, pathological, call memory, proxy (several minutes)
+bench: $(STAMP)  ## all the performance figures: run, pathological, call memory, proxy (10+ min: run.py and most of pathological.py took 7 min here)
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/pathological.py
 	$(BIN)/python benchmarks/call_memory.py
