@@ -69,3 +69,13 @@ def test_every_example_file_is_run_by_a_test() -> None:
     tests = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_examples_*.py"))
     names = sorted(p.name for p in (ROOT / "examples").glob("*.py"))
     assert [n for n in names if n not in tests] == []
+
+
+def test_make_help_has_one_line_per_target() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = sorted(set(re.findall(r"^([a-z][\w-]*):", makefile, re.MULTILINE)))
+    proc = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    listed = [line.split()[1] for line in proc.stdout.splitlines()]
+    assert sorted(listed) == targets and len(listed) == len(set(listed))
+    assert all(len(line.split(None, 2)) == 3 for line in proc.stdout.splitlines())  # each says what it does
