@@ -12,22 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
+from test_providers_structured import TOOLS as STRUCTURED_TOOLS
 
 from streamparse import ParseResult, StreamParser, ToolCallDelta, ToolCallRejected, aparse, parse
 from streamparse.providers import AnthropicEventWriter, OpenAIChunkWriter, completion_from_result, openai_sse_events
 
+# get_weather as an OpenAI definition (shared with the structured-call tests), lookup_order as an Anthropic one.
 TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                "required": ["city"],
-            },
-        },
-    },
+    STRUCTURED_TOOLS[0],
     {"name": "lookup_order", "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}}},
 ]
 
