@@ -4,7 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-browser demo bench bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm
+.PHONY: help test test-browser demo bench bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm
+
+# `make help`: one line per target (the text after `##` on its line), with how long the slow ones take.
+help:  ## this list
+	@awk -F':[^#]*## ' '/^[a-z][a-z-]*:.*## / { printf "  make %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP)  ## the whole test suite (creates .venv first, ~1-2 min; the suite: ~3 min of CPU, 10 min on a busy 2-core machine)
 	$(BIN)/python -m pytest -q
 
 # The playground in a real browser: Debian's chromium and chromedriver (apt-get when run as root and they are
@@ -22,7 +26,7 @@ $(BROWSER_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[browser]"
 	touch $(BROWSER_STAMP)
 
-test-browser: $(BROWSER_STAMP)
+test-browser: $(BROWSER_STAMP)  ## the playground in a real browser (chromium + chromedriver via apt-get as root)
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
@@ -34,30 +38,30 @@ test-browser: $(BROWSER_STAMP)
 
 # The docs site (mkdocs-material + mkdocstrings, in the test extra): built offline into site/, and any
 # warning (a broken link, a missing page or snippet) fails the build.
-docs: $(STAMP)
+docs: $(STAMP)  ## build the docs site into site/, strict: a broken link fails (~25 s)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
-demo: $(STAMP)
+demo: $(STAMP)  ## replay a bundled model stream in the terminal
 	$(BIN)/streamparse demo
 
-bench: $(STAMP)
+bench: $(STAMP)  ## all the performance figures: run, pathological, call memory, proxy (10+ min: run.py and most of pathological.py took 7 min here)
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/pathological.py
 	$(BIN)/python benchmarks/call_memory.py
 	$(BIN)/python benchmarks/proxy.py
 
 # Bytes a buffered call holds per argument character, at chunkings from 1 character up (tracemalloc, ~20 s).
-bench-memory: $(STAMP)
+bench-memory: $(STAMP)  ## bytes a buffered call holds per argument character (~20 s)
 	$(BIN)/python benchmarks/call_memory.py
 
 # streamparse serve against a bare pass-through proxy: CPU per chunk, 500 concurrent streams (~45 s).
-bench-proxy: $(STAMP)
+bench-proxy: $(STAMP)  ## streamparse serve against a bare proxy, 500 concurrent streams (~45 s)
 	$(BIN)/python benchmarks/proxy.py
 
-fuzz: $(STAMP)
+fuzz: $(STAMP)  ## the long fuzzing campaign, a million inputs (~30 min on 2 cores: 300-700 inputs/s per core measured)
 	$(BIN)/python benchmarks/fuzz.py --inputs 1000000
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff check + format check, mypy strict, the import contracts (~10 s of CPU, ~50 s on a busy machine)
 	$(BIN)/ruff check streamparse tests tests_browser benchmarks examples
 	$(BIN)/ruff format --check streamparse tests tests_browser benchmarks examples
 	$(BIN)/mypy streamparse
@@ -73,15 +77,15 @@ $(ENGINE_STAMP): scripts/engine_env.sh scripts/engine-requirements.txt pyproject
 	touch $(ENGINE_STAMP)
 
 # The adapters against the engines' cases (tests/integrations, which `make test` does not collect).
-test-vllm: $(ENGINE_STAMP)
+test-vllm: $(ENGINE_STAMP)  ## the vLLM/SGLang adapters against the engines (installs CPU engines first: many minutes)
 	$(ENGINE_TESTS)
 
 # The engines' own parsers on the same cases: the baseline the adapters are compared with (failures expected).
-vllm-baseline: $(ENGINE_STAMP)
+vllm-baseline: $(ENGINE_STAMP)  ## the engines' own parsers on the same cases, for comparison
 	-STREAMPARSE_ENGINE_BASELINE=1 $(ENGINE_TESTS) -rf
 
-bench-vllm: $(ENGINE_STAMP)
+bench-vllm: $(ENGINE_STAMP)  ## time the vLLM adapter
 	$(ENGINE_VENV)/bin/python benchmarks/vllm_adapter.py
 
-clean:
+clean:  ## remove the venvs, builds, site/ and caches
 	rm -rf $(VENV) $(ENGINE_VENV) build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

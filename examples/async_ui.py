@@ -2,11 +2,12 @@
 
 A UI consumes ``aparse`` with ``async for``: each event is drawn the moment the parser is sure of it.
 The model is simulated by an async generator (Qwen3 style: ``<think>`` then text then a hermes call).
-Run: ``python examples/async_ui.py [asyncio|trio]``.
+Run: ``python examples/async_ui.py [asyncio|trio]`` (trio: ``pip install 'streamparse-llm[trio]'``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import AsyncIterator
 
@@ -68,4 +69,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main, backend=sys.argv[1] if len(sys.argv) > 1 else "asyncio")
+    backend = sys.argv[1] if len(sys.argv) > 1 else "asyncio"
+    if backend == "trio" and importlib.util.find_spec("trio") is None:
+        sys.exit("the trio backend needs trio: pip install 'streamparse-llm[trio]'")
+    anyio.run(main, backend=backend)

@@ -1,11 +1,13 @@
 """Early tool dispatch: each tool starts the moment its call is complete, while the model keeps talking.
 
 The "model" is simulated by an async generator that yields small chunks with short sleeps, as a real
-streaming response would. Run: ``python examples/early_dispatch.py [asyncio|trio]``.
+streaming response would. Run: ``python examples/early_dispatch.py [asyncio|trio]``
+(trio: ``pip install 'streamparse-llm[trio]'``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -103,4 +105,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main, backend=sys.argv[1] if len(sys.argv) > 1 else "asyncio")
+    backend = sys.argv[1] if len(sys.argv) > 1 else "asyncio"
+    if backend == "trio" and importlib.util.find_spec("trio") is None:
+        sys.exit("the trio backend needs trio: pip install 'streamparse-llm[trio]'")
+    anyio.run(main, backend=backend)

@@ -28,9 +28,9 @@ def _make_parser(parser: PushParser | None, options: dict[str, Any]) -> PushPars
         if options:
             raise TypeError("pass either parser= or StreamParser options, not both")
         return parser
-    from .parser import StreamParser  # imported late: the async layer sits on the core, never under it
+    from .parser import build_parser  # imported late: the async layer sits on the core, never under it
 
-    return StreamParser(**options)
+    return build_parser(options.pop("model", None), options.pop("formats", None), **options)
 
 
 def _is_done(parser: PushParser) -> bool:
@@ -47,7 +47,8 @@ async def aparse(
 ) -> AsyncGenerator[Event, None]:
     """Parse an async stream of ``str``/``bytes`` chunks, yielding events as soon as each chunk is fed.
 
-    ``options`` are :class:`~streamparse.StreamParser`'s keyword options; or pass a ready ``parser=``.
+    ``options`` are :class:`~streamparse.StreamParser`'s keyword options, plus ``model=`` (a model id: its
+    preset, as :meth:`~streamparse.StreamParser.for_model`); or pass a ready ``parser=``.
 
     - Normal end of the source: the parser is closed and the flushed events are yielded.
     - The source raises an ``Exception`` (or a provider stream's ``feed`` raises a

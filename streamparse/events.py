@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from . import messages
 from .partial import CallSnapshot, partial_arguments
 
 Validation = Literal["pass", "skipped"]
@@ -120,6 +121,13 @@ class ToolCallRejected:
     started: bool = False
     type: ClassVar[str] = "tool_call_rejected"
 
+    def to_tool_message(self, style: messages.Style = "openai", *, tools: Any = None) -> dict[str, Any]:
+        """The answer to send the model: an OpenAI ``role: "tool"`` message, or (``style="anthropic"``) a
+        ``tool_result`` block with ``is_error``, saying what to fix (the schema path and what it expected; an
+        unknown name and, with ``tools``, the names offered). Its id is the one ``ParseResult.to_openai_message``
+        gives this call."""
+        return messages.tool_message(self, style, tools)
+
 
 @dataclass(frozen=True, slots=True)
 class TextWasReasoning:
@@ -169,10 +177,26 @@ class ParseResult:
     metadata: dict[str, Any] = field(default_factory=dict)  # e.g. the envelope's needsMoreWork
     snapshots: list[CallSnapshot] = field(default_factory=list)  # every started call, in index order
 
+    def to_openai_message(
+        self, *, reasoning_field: str | None = "reasoning_content", include_rejected: bool = True
+    ) -> dict[str, Any]:
+        """The assistant turn for the next OpenAI chat request: ``content``, reasoning under
+        ``reasoning_field`` (vLLM/DeepSeek ``reasoning_content``; ``"reasoning"`` for OpenRouter/Ollama; None
+        drops it), and ``tool_calls`` with the calls' ids; rejected calls too (``include_rejected``), so each
+        ``ToolCallRejected.to_tool_message()`` answers a call of this message."""
+        return messages.assistant_message(self, reasoning_field, include_rejected)
+
+    def to_anthropic_message(self, *, include_thinking: bool = True, include_rejected: bool = True) -> dict[str, Any]:
+        """The assistant turn for the next Anthropic Messages request: ``thinking``, ``text`` and ``tool_use``
+        blocks (rejected calls too, answered by ``to_tool_message("anthropic")``)."""
+        return messages.anthropic_message(self, include_thinking, include_rejected)
+
     @classmethod
     def from_events(
-        cls, events: list[Event], finish_reason: str = "stop", metadata: dict[str, Any] | None = None
+        cls, events: list[Event], finish_reason: str | None = None, metadata: dict[str, Any] | None = None
     ) -> ParseResult:
+        """The merged view of ``events``. ``finish_reason`` (the upstream's) is overruled as everywhere:
+        ``"tool_calls"`` when a call was accepted, ``"length"`` when a call was cut (``truncated``)."""
         text: list[str] = []
         reasoning: list[str] = []
         calls: list[ToolCall] = []
@@ -198,7 +222,7 @@ class ParseResult:
             calls,
             rejected,
             events,
-            finish_reason,
+            messages.finish_reason(bool(calls), any(r.reason == "truncated" for r in rejected), finish_reason),
             dict(metadata or {}),
             snapshots.result(),
         )

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import formats as catalog
 from .config import CallsInReasoning, Coercion, Config, Fallback, FormatsOption, NonObjectArgs
+from .core.calls import Candidate, instantiate
 from .core.engine import Engine
 from .core.parts import Parts
 from .errors import ParserClosedError
-from .events import Event, ParseResult, ToolCall
+from .events import (
+    Event,
+    ParseResult,
+    ReasoningDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallRejected,
+    ToolCallStart,
+    Validation,
+)
+from .messages import finish_reason
 from .partial import CallSnapshot, PartialJson, copy_value
 from .stats import ParserStats
 from .token_input import TokenGuard
@@ -32,6 +45,11 @@ class StreamParser:
     repair ``lenient_types``; ``"strict"`` validates JSON arguments exactly as written. Text-valued
     formats (qwen3_coder, xml_invoke, ...) always convert by the schema: their values are text by design.
     ``calls`` / ``snapshot(index)``: each call as far as it has streamed (:class:`CallSnapshot`).
+    ``record=True`` keeps every event so that :meth:`result` can give the whole turn (memory then grows with
+    the stream; off by default, so a parser holds no more than its longest open call).
+
+    Without ``tools``, a call to any name is accepted (logged once per parser at INFO): pass your tools so
+    that unknown names and invalid arguments are rejected.
     """
 
     def __init__(
@@ -47,6 +65,7 @@ class StreamParser:
         coercion: Coercion = "lenient",
         non_object_args: NonObjectArgs = "reject",
         special_tokens: Mapping[int, str] | None = None,
+        record: bool = False,
     ) -> None:
         self._config = Config(
             formats,
@@ -62,11 +81,16 @@ class StreamParser:
         self._engine = Engine(self._config)
         # Token-id input (``feed_tokens``): markers that are special tokens count only as their token ids.
         self._guard = TokenGuard(special_tokens) if special_tokens else None
-        if self._guard is None:
+        self._record: list[Event] | None = [] if record else None
+        self._cut = False  # close() was told the output hit its length limit
+        if self._guard is None and self._record is None:
             # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
             self.feed = self._engine.feed  # type: ignore[method-assign]
         self.preset: Any = None
         self._readers: dict[int, PartialJson] = {}  # calls whose snapshot was asked for: their arguments so far
+        self._structured: dict[int, Candidate] = {}  # open calls the server structured (open_call)
+        if self._config.tools is None:
+            log.info("no tools= given: a call to any tool name is accepted; pass tools= to validate calls")
 
     @classmethod
     def for_model(
@@ -97,9 +121,16 @@ class StreamParser:
         (Replaced per instance by the engine's method; this is its documentation.) With ``special_tokens``,
         text fed here is plain text, as from tokens that are not special (see :meth:`feed_tokens`).
         """
+        if self._guard is None:
+            return self._kept(self._engine.feed(chunk))
         if isinstance(chunk, str):
             return self.feed_tokens(((None, chunk),))
         raise TypeError("a parser given special_tokens takes text (str) or feed_tokens(), not bytes")
+
+    def _kept(self, events: list[Event]) -> list[Event]:
+        if self._record is not None:
+            self._record.extend(events)
+        return events
 
     def feed_tokens(self, pieces: Iterable[tuple[int | None, str]]) -> list[Event]:
         """Consume ``(token id, text)`` pieces. Needs ``special_tokens`` (the tokenizer's table, ``{id: text}``).
@@ -113,7 +144,7 @@ class StreamParser:
             raise ValueError("feed_tokens() needs StreamParser(special_tokens={id: text, ...})")
         if self._engine.closed:
             raise ParserClosedError("feed() after close(): call reset() to parse a new stream")
-        return guard.clean(self._engine.feed(guard.text(pieces)))
+        return self._kept(guard.clean(self._engine.feed(guard.text(pieces))))
 
     def close(self, reason: str | None = None) -> list[Event]:
         """End of stream: flush held text, finish or reject open calls (end-of-stream rule).
@@ -122,17 +153,26 @@ class StreamParser:
         sequence that ate a closing marker) accepts a call whose body is complete but whose closer is
         missing; anything else (``"length"``...) or ``None`` rejects it as truncated.
         """
+        cut: list[Event] = []
+        if not self._engine.closed:
+            self._cut = reason == "length"
+            for index in list(self._structured):  # a structured call the stream never ended
+                cut += self.close_call(index, cut=True)
         guard = self._guard
         if guard is None or self._engine.closed:
-            return self._engine.close(reason)
+            return cut + self._kept(self._engine.close(reason))
         tail = guard.flush()
         head = self._engine.feed(tail) if tail else []
-        return guard.clean(head + self._engine.close(reason))
+        return cut + self._kept(guard.clean(head + self._engine.close(reason)))
 
     def reset(self) -> None:
         """Return to the initial state for a new stream (same configuration)."""
         self._engine.reset()
         self._readers.clear()
+        self._structured.clear()
+        self._cut = False
+        if self._record is not None:
+            self._record = []
         if self._guard is not None:
             self._guard.flush()
 
@@ -166,10 +206,13 @@ class StreamParser:
 
     def _snapshot(self, cand: Any) -> CallSnapshot:
         index, call_id, name, fmt = cand.index, cand.id, cand.name, cand.format
+        tools = self._config.tools
+        tool = tools.model_for(name) if tools is not None else None
         outcome = cand.outcome
         if isinstance(outcome, ToolCall):
             self._readers.pop(index, None)
-            return CallSnapshot(index, call_id, name, copy_value(outcome.arguments), "complete", fmt, outcome.parsed)
+            args = copy_value(outcome.arguments)
+            return CallSnapshot(index, call_id, name, args, "complete", fmt, outcome.parsed, None, tool)
         parts = cand.args_seen if outcome is not None and cand.args_seen is not None else cand.args
         reader = self._readers.get(index)
         if reader is None:  # first request: read what came so far once, then only what the tap collects
@@ -182,8 +225,98 @@ class StreamParser:
         value = reader.value()
         args = value if isinstance(value, dict) else {}
         if outcome is not None:
-            return CallSnapshot(index, call_id, name, args, "rejected", fmt, None, outcome.reason)
-        return CallSnapshot(index, call_id, name, args, "streaming", fmt)
+            return CallSnapshot(index, call_id, name, args, "rejected", fmt, None, outcome.reason, tool)
+        return CallSnapshot(index, call_id, name, args, "streaming", fmt, None, None, tool)
+
+    # -- what the server already separated -----------------------------------------------------------
+
+    def feed_reasoning(self, text: str) -> list[Event]:
+        """Reasoning the server already split off (``reasoning_content``, ``thinking``): passed on as is."""
+        return self._kept([ReasoningDelta(text)]) if text else []
+
+    def open_call(
+        self, name: str | None, call_id: str | None = None, format: str = "structured"
+    ) -> tuple[int, list[Event]]:
+        """A call the server already structured (``delta.tool_calls``, Ollama ``tool_calls``, Anthropic
+        ``tool_use``) begins: ``(index, events)``. It takes the next index of this stream, so its events
+        interleave with the calls parsed from the text, and it is checked as they are: an undeclared or
+        missing name is rejected at once (``started=False``), else ``ToolCallStart``. Feed its arguments
+        JSON to :meth:`call_arguments`, end it with :meth:`close_call`."""
+        eng = self._engine
+        if eng.closed:
+            raise ParserClosedError("open_call() after close(): call reset() to parse a new stream")
+        cand = Candidate(format, 0, False)
+        cand.index = index = eng.next_index
+        eng.next_index += 1
+        cand.name = name
+        tools = self._config.tools
+        if not name:
+            return index, self._reject_structured(cand, "malformed", "no tool name", None)
+        if tools is not None and name not in tools:
+            return index, self._reject_structured(cand, "unknown_tool", f"{name!r} is not a declared tool", None)
+        cand.id = call_id or f"{self._config.id_prefix}{index}"
+        cand.started = True
+        eng.started_calls.append(cand)
+        self._structured[index] = cand
+        return index, self._kept([ToolCallStart(index, cand.id, name)])
+
+    def call_arguments(self, index: int, text: str) -> list[Event]:
+        """The next piece of a structured call's arguments JSON (nothing for a call already rejected)."""
+        cand = self._structured.get(index)
+        if cand is None or not text:
+            return []
+        cand.args.append(text)
+        cand.has_args = True
+        return self._kept([ToolCallDelta(index, text)])
+
+    def close_call(self, index: int, *, cut: bool = False) -> list[Event]:
+        """A structured call is complete (``cut``: the output ended inside it): validated as a parsed call is
+        (arguments a JSON object, the tool's schema, its pydantic model), then ``ToolCallEnd`` or
+        ``ToolCallRejected``. Its arguments are taken as the server wrote them (no lenient typing)."""
+        cand = self._structured.pop(index, None)
+        if cand is None:
+            return []
+        out: list[Event] = []
+        if not cand.has_args:
+            cand.args.append("{}")
+            out.append(ToolCallDelta(index, "{}"))
+        verdict = self._verdict(cand, cand.args.join(), cut)
+        if isinstance(verdict, ToolCall):
+            cand.outcome = verdict
+            self._engine.accepted += 1
+            self._engine.stats.record_call(cand.format, [], False)
+            return self._kept([*out, ToolCallEnd(index, verdict)])
+        reason, detail, arguments = verdict
+        return self._kept(out + self._reject_structured(cand, reason, detail, arguments))
+
+    def _verdict(self, cand: Candidate, args_json: str, cut: bool) -> ToolCall | tuple[str, str, str | None]:
+        """The checks of a parsed call's end (core/calls.py ``end_call``): a ToolCall, or why not."""
+        if cut:
+            return "truncated", "the stream ended inside the call", None
+        try:
+            args = json.loads(args_json)
+        except (ValueError, RecursionError) as exc:
+            return "malformed", f"arguments are not valid JSON: {exc}", None
+        if not isinstance(args, dict):
+            return "malformed", "arguments are not a JSON object", None
+        tools, parsed, name = self._config.tools, None, cand.name or ""
+        if tools is not None:
+            problem = tools.validate(name, args)
+            if problem is None:
+                parsed, problem = instantiate(tools.model_for(name), args)
+            if problem is not None:
+                return "schema_violation", problem, args_json
+        validation: Validation = "skipped" if tools is None else "pass"
+        return ToolCall(cand.id or "", name, args, args_json, cand.format, args_json, False, [], validation, parsed)
+
+    def _reject_structured(self, cand: Candidate, reason: str, detail: str, arguments: str | None) -> list[Event]:
+        assert cand.index is not None
+        self._engine.stats.record_rejection(reason, cand.format)
+        raw = cand.args.join()
+        event = ToolCallRejected(cand.index, reason, raw, cand.name, detail, cand.format, arguments, cand.started)
+        cand.outcome = event
+        cand.args_seen = cand.args if cand.started else None
+        return [event]
 
     @property
     def closed(self) -> bool:
@@ -191,8 +324,17 @@ class StreamParser:
 
     @property
     def finish_reason(self) -> str:
-        """``"tool_calls"`` when any call was accepted, else ``"stop"``."""
-        return "tool_calls" if self._engine.accepted else "stop"
+        """``"tool_calls"`` when any call was accepted, else ``"length"`` when the output was cut (``close("length")``
+        or a call ``truncated``), else ``"stop"``: the rule of ``ParseResult.finish_reason`` and the writers."""
+        eng = self._engine
+        return finish_reason(bool(eng.accepted), self._cut or bool(eng.stats.rejections.get("truncated")))
+
+    def result(self) -> ParseResult:
+        """The :class:`~streamparse.ParseResult` of everything fed so far (after ``close()``: the whole turn),
+        e.g. ``parser.result().to_openai_message()`` for the next request. Needs ``StreamParser(record=True)``."""
+        if self._record is None:
+            raise RuntimeError("result() needs the events kept: build the parser with StreamParser(..., record=True)")
+        return ParseResult.from_events(list(self._record), self.finish_reason, self.metadata)
 
     @property
     def stats(self) -> ParserStats:
@@ -218,9 +360,14 @@ class StreamParser:
         return self._config.tools
 
 
-def parse(text: str | bytes, formats: FormatsOption = "auto", **options: Any) -> ParseResult:
-    """One-shot parse; the same engine and the same result as any chunking of ``text``."""
-    parser = StreamParser(formats, **options)
+def parse(
+    text: str | bytes, formats: FormatsOption | None = None, *, model: str | None = None, **options: Any
+) -> ParseResult:
+    """One-shot parse; the same engine and the same result as any chunking of ``text``.
+
+    ``model`` (a model id) picks the formats and reasoning start as :meth:`StreamParser.for_model` does;
+    without it ``formats`` defaults to ``"auto"``."""
+    parser = build_parser(model, formats, **options)
     events = parser.feed(text)
     events += parser.close()
     return ParseResult.from_events(events, parser.finish_reason, parser.metadata)
@@ -229,8 +376,9 @@ def parse(text: str | bytes, formats: FormatsOption = "auto", **options: Any) ->
 def build_parser(model: str | None = None, formats: Sequence[str] | str | None = None, **options: Any) -> StreamParser:
     """A parser for ``model``'s preset (explicit ``formats`` win), or for ``formats`` (default ``"auto"``).
 
-    The one helper the CLI, the demo, the proxy and the integrations share to turn "this model / these
-    formats" into a parser."""
+    The one helper ``parse``, ``aparse``, the provider readers, the CLI, the demo, the proxy and the
+    integrations share to turn "this model / these formats" into a parser (``model`` goes to
+    :meth:`StreamParser.for_model`)."""
     if formats is not None:
         options["formats"] = list(formats) if not isinstance(formats, str) else formats
     if model:

@@ -22,10 +22,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias, TypeVar, overload
 
-__all__ = ["CallSnapshot", "CallStatus", "PartialJson", "copy_value", "partial_arguments"]
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+__all__ = ["CallSnapshot", "CallStatus", "PartialJson", "copy_value", "partial_arguments", "partial_model"]
+
+M = TypeVar("M", bound=BaseModel)
 
 CallStatus: TypeAlias = Literal["streaming", "complete", "rejected"]
 
@@ -326,6 +331,25 @@ class CallSnapshot:
     format: str
     parsed: Any = None
     reason: str | None = None
+    tool: Any = field(default=None, compare=False, repr=False)
+    """The pydantic model class of the tool when it was given to ``tools=`` as one (:meth:`partial` uses it);
+    not part of equality: a snapshot built from the events (``ParseResult.snapshots``) equals the parser's."""
+
+    @overload
+    def partial(self) -> Any: ...
+    @overload
+    def partial(self, model: type[M]) -> M: ...
+    def partial(self, model: type[BaseModel] | None = None) -> Any:
+        """The arguments so far as an instance of ``model`` (default: the tool's own pydantic model), like
+        instructor's ``Partial[T]``: each field holds its value once it has streamed far enough to be valid
+        (a string as far as it has come), every other field is None; nested models are partial too. No
+        validation error is raised while the call streams. A complete call gives ``parsed`` itself."""
+        model = model or self.tool
+        if model is None:
+            raise TypeError(f"{self.name!r} was not given as a pydantic model: pass the model, partial(Model)")
+        if self.status == "complete" and isinstance(self.parsed, model):
+            return self.parsed
+        return partial_model(model, self.arguments)
 
     @property
     def complete(self) -> bool:
@@ -344,3 +368,64 @@ def partial_arguments(text: str) -> dict[str, Any]:
     reader.feed(text)
     value = reader.value()
     return value if isinstance(value, dict) else {}
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
+    try:
+        adapter = _ADAPTERS.get(annotation)
+    except TypeError:  # an unhashable annotation: build it each time
+        return TypeAdapter(annotation)
+    if adapter is None:
+        adapter = _ADAPTERS[annotation] = TypeAdapter(annotation)
+    return adapter
+
+
+def _model_in(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """The pydantic model inside ``annotation`` (``Model``, ``Model | None``, ``list[Model]``) and whether
+    it is a list of them."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (list, tuple, set, frozenset) and args:
+        inner, _ = _model_in(args[0])
+        return inner, True
+    for arg in args:
+        inner, many = _model_in(arg)
+        if inner is not None:
+            return inner, many
+    return None, False
+
+
+def _field_value(annotation: Any, value: Any) -> Any:
+    try:
+        return _adapter(annotation).validate_python(value)
+    except (ValidationError, TypeError, ValueError):
+        pass
+    inner, many = _model_in(annotation)
+    if inner is None:
+        return None  # not valid yet (a literal or number being written, an enum value half-way)
+    if many and isinstance(value, list):
+        return [partial_model(inner, v) if isinstance(v, dict) else None for v in value]
+    if not many and isinstance(value, dict):
+        return partial_model(inner, value)
+    return None
+
+
+def partial_model(model: type[M], arguments: dict[str, Any]) -> M:
+    """An instance of ``model`` holding the fields of ``arguments`` that are valid so far, the others None
+    (built with ``model_construct``: no validator runs on the whole, so a half-streamed call never raises)."""
+    values: dict[str, Any] = {}
+    present: set[str] = set()
+    for name, info in model.model_fields.items():
+        key = info.alias if info.alias is not None and info.alias in arguments else name
+        if key not in arguments:
+            values[name] = None
+            continue
+        value = _field_value(info.annotation, arguments[key])
+        values[name] = value
+        if value is not None:
+            present.add(name)
+    return model.model_construct(_fields_set=present, **values)

@@ -29,7 +29,9 @@ _START_TIMEOUT = 10.0  # seconds a server may take to start listening before we 
 class FakeOpenAIServer:
     """``POST /v1/chat/completions`` answers with ``pieces`` (and optional ``reasoning`` pieces) as the
     assistant's text: streamed as one SSE chunk per piece when the request says ``"stream": true``, else as
-    one ``chat.completion``. ``GET /v1/models`` lists ``model``. Request bodies are kept in ``requests``.
+    one ``chat.completion``. ``then`` holds the replies of the following requests, one each, for a
+    conversation of several turns (the last reply repeats). ``GET /v1/models`` lists ``model``. Request
+    bodies are kept in ``requests``.
 
     ::
 
@@ -37,8 +39,16 @@ class FakeOpenAIServer:
             client = openai.OpenAI(base_url=server.url, api_key="unused")
     """
 
-    def __init__(self, pieces: Sequence[str], *, reasoning: Sequence[str] = (), model: str = "fake-model") -> None:
+    def __init__(
+        self,
+        pieces: Sequence[str],
+        *,
+        reasoning: Sequence[str] = (),
+        model: str = "fake-model",
+        then: Sequence[Sequence[str]] = (),
+    ) -> None:
         self.pieces = list(pieces)
+        self.replies = [self.pieces, *(list(reply) for reply in then)]
         self.reasoning = list(reasoning)
         self.model = model
         self.requests: list[dict[str, Any]] = []
@@ -78,17 +88,21 @@ class FakeOpenAIServer:
         }
         return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
+    def _reply_pieces(self) -> list[str]:
+        """The reply to the request just received (``requests`` holds it already)."""
+        return self.replies[min(len(self.requests), len(self.replies)) - 1]
+
     def _stream(self) -> Iterator[bytes]:
         yield self._chunk({"role": "assistant", "content": ""})
         for piece in self.reasoning:
             yield self._chunk({"reasoning_content": piece})
-        for piece in self.pieces:
+        for piece in self._reply_pieces():
             yield self._chunk({"content": piece})
         yield self._chunk({}, "stop")
         yield b"data: [DONE]\n\n"
 
     def _completion(self) -> bytes:
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.pieces)}
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self._reply_pieces())}
         if self.reasoning:
             message["reasoning_content"] = "".join(self.reasoning)
         payload = {

@@ -65,8 +65,8 @@ def test_messages_stream_split_anywhere_gives_text_thinking_and_calls() -> None:
         assert (reader.id, reader.model, reader.stop_reason, reader.finish_reason) == (
             "msg_1",
             "claude-x",
-            "end_turn",
-            "stop",
+            "end_turn",  # the upstream's own words stay in stop_reason
+            "tool_calls",  # a call was accepted: the turn's finish_reason
         )
 
 

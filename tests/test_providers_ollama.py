@@ -53,7 +53,8 @@ def test_ndjson_lines_split_anywhere_give_the_same_result() -> None:
         reader = OllamaNDJSONReader()
         events = list(ollama_ndjson_events([STREAM[:i], STREAM[i:]], formats=["hermes"], reader=reader))
         assert summary(events) == EXPECTED, i
-        assert (reader.model, reader.finish_reason, reader.done) == ("qwen3:8b", "stop", True)
+        # done_reason was "stop"; a call was accepted, so the turn's finish_reason (issue 20) is tool_calls.
+        assert (reader.model, reader.finish_reason, reader.done) == ("qwen3:8b", "tool_calls", True)
 
 
 def test_done_line_carries_reason_and_usage() -> None:

@@ -7,7 +7,9 @@ them, so ``streamparse parse`` and ``streamparse formats`` work with the core in
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
+import socket
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -35,24 +37,74 @@ def _read_chunks(stream: IO[bytes], chunk_size: int | None) -> Iterator[bytes]:
         yield piece
 
 
+class _Decoded:
+    """UTF-8 decoding of the input, counting the bytes that were not UTF-8 (replaced by U+FFFD, once
+    reported) and whether anything but whitespace came in."""
+
+    def __init__(self) -> None:
+        self.replaced = 0
+        self.seen_text = False
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+
+    def __call__(self, chunks: Iterator[bytes]) -> Iterator[str]:
+        for chunk in chunks:
+            text = self._decode(chunk, False)
+            if text:
+                yield text
+        tail = self._decode(b"", True)
+        if tail:
+            yield tail
+
+    def _decode(self, data: bytes, final: bool) -> str:
+        out: list[str] = []
+        while True:
+            try:
+                out.append(self._decoder.decode(data, final))
+                break
+            except UnicodeDecodeError as exc:  # count, replace, go on after the bad bytes
+                out.append(exc.object[: exc.start].decode("utf-8") + "\ufffd")
+                self.replaced += exc.end - exc.start
+                self._decoder.reset()
+                data = exc.object[exc.end :]
+        text = "".join(out)
+        if not self.seen_text and text.strip():
+            self.seen_text = True
+        return text
+
+
 def _load_tools(path: str | None) -> Any:
     if path is None:
         return None
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--tools {path}: {exc}") from None
     if isinstance(data, dict) and "tools" in data:  # a whole request body works too
         data = data["tools"]
     if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of tool definitions (or an object with 'tools')")
+        raise ValueError(f"--tools {path}: expected a JSON list of tool definitions (or an object with 'tools')")
     return data
 
 
-def _events(args: argparse.Namespace, stream: IO[bytes]) -> Iterator[Event]:
+def _build(args: argparse.Namespace) -> Any:
     options: dict[str, Any] = {}
     tools = _load_tools(args.tools)
     if tools is not None:
         options["tools"] = tools
-    parser = build_parser(args.model, args.format, **options)
-    chunks = _read_chunks(stream, args.chunk_size)
+    try:
+        parser = build_parser(args.model, args.format, **options)
+    except ValueError as exc:
+        if tools is not None and "unknown format" not in str(exc):
+            raise ValueError(f"--tools {args.tools}: {exc}") from None  # a bad definition: name the file
+        raise
+    if args.model and args.format is None and parser.preset is not None and not parser.preset.matched:
+        print(f"streamparse parse: no preset for model {args.model!r}: using formats=auto", file=sys.stderr)
+    return parser
+
+
+def _events(args: argparse.Namespace, stream: IO[bytes], decoded: _Decoded) -> Iterator[Event]:
+    parser = _build(args)
+    chunks = decoded(_read_chunks(stream, args.chunk_size))
     if args.input == "text":
         for chunk in chunks:
             yield from parser.feed(chunk)
@@ -61,11 +113,18 @@ def _events(args: argparse.Namespace, stream: IO[bytes]) -> Iterator[Event]:
     from .. import providers
 
     if args.input == "openai-sse":
-        yield from providers.openai_sse_events(chunks, parser=parser)
+        reader: Any = providers.OpenAISSEReader()
+        yield from providers.openai_sse_events(chunks, parser=parser, reader=reader)
     elif args.input == "ollama":
-        yield from providers.ollama_ndjson_events(chunks, parser=parser)
+        reader = providers.OllamaNDJSONReader()
+        yield from providers.ollama_ndjson_events(chunks, parser=parser, reader=reader)
     else:
-        yield from providers.anthropic_sse_events(chunks, parser=parser)
+        reader = providers.AnthropicSSEReader()
+        yield from providers.anthropic_sse_events(chunks, parser=parser, reader=reader)
+    if decoded.seen_text and not reader.payloads:
+        raise ValueError(
+            f"the input is not a {args.input} stream (no event in it); for plain model output use --input text"
+        )
 
 
 def cmd_parse(args: argparse.Namespace, out: IO[str]) -> int:
@@ -83,16 +142,23 @@ def cmd_parse(args: argparse.Namespace, out: IO[str]) -> int:
         except OSError as exc:
             print(f"streamparse parse: {exc}", file=sys.stderr)
             return 1
+    decoded = _Decoded()
     try:
-        for ev in _events(args, src):
+        for ev in _events(args, src, decoded):
             out.write(event_to_json(ev) + "\n")
     except (ValueError, OSError, ProviderError) as exc:  # unknown format, bad tools file, upstream error
         out.flush()
-        print(f"streamparse parse: {exc}", file=sys.stderr)
+        hint = " (`streamparse formats` lists them)" if "unknown format" in str(exc) else ""
+        print(f"streamparse parse: {exc}{hint}", file=sys.stderr)
         return 1
     finally:
         if src is not sys.stdin.buffer:
             src.close()
+        if decoded.replaced:
+            print(
+                f"streamparse parse: the input is not valid UTF-8: {decoded.replaced} byte(s) replaced by U+FFFD",
+                file=sys.stderr,
+            )
     out.flush()
     return 0
 
@@ -148,6 +214,31 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
 # serve
 
 
+def port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (bound the way uvicorn binds it), or None when it can."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return str(exc)
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+def _check_port(command: str, host: str, port: int) -> bool:
+    problem = port_in_use(host, port)
+    if problem is not None:
+        print(
+            f"streamparse {command}: cannot listen on {host}:{port} ({problem}): choose another --port", file=sys.stderr
+        )
+    return problem is None
+
+
 def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     from ..server.serve import run
 
@@ -157,6 +248,8 @@ def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_playground(args: argparse.Namespace, out: IO[str]) -> int:
     from ..playground import serve
 
+    if not _check_port("playground", args.host, args.port):
+        return 2  # before the URL is printed: nothing would answer there
     serve(args.host, args.port)
     return 0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .anthropic import AnthropicSSEReader, aanthropic_sse_events, anthropic_sse_events
 from .anthropic_writer import AnthropicEventWriter, to_sse_event
 from .base import (
+    ProviderCall,
     ProviderDelta,
     ProviderDone,
     ProviderError,
@@ -31,6 +32,7 @@ __all__ = [
     "OllamaNDJSONReader",
     "OpenAIChunkWriter",
     "OpenAISSEReader",
+    "ProviderCall",
     "ProviderDelta",
     "ProviderDone",
     "ProviderError",

@@ -2,17 +2,20 @@
 
 ``content_block_delta`` with ``text_delta`` is text, ``thinking_delta`` is reasoning; ``message_delta``
 carries ``stop_reason``; ``message_stop`` ends; an ``error`` event raises :class:`ProviderError`.
-Native ``tool_use`` blocks (``input_json_delta``) are not read: streamparse parses calls from text.
+``tool_use`` blocks (``content_block_start``, ``input_json_delta`` pieces, ``content_block_stop``) become
+:class:`ProviderCall` items: validated against the tools and emitted in order with calls written in text.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aio import aparse, iter_parse
 from ..events import Event
 from .base import (
+    ProviderCall,
     ProviderDelta,
     ProviderDone,
     ProviderError,
@@ -43,6 +46,11 @@ class AnthropicSSEReader:
         self.finish_reason: str | None = None  # the same in OpenAI's words, as the other readers give it
         self.usage: dict[str, Any] | None = None
         self.done = False
+        self._tool_blocks: set[Any] = set()  # indices of the open tool_use blocks
+        # A tool_use block that stopped, held until the next event says whether the message was cut there
+        # (``message_delta`` with ``stop_reason: "max_tokens"`` comes right after its ``content_block_stop``).
+        self._stopped: Any = None
+        self.payloads = 0  # SSE events / event dicts read: none in a non-empty input means it was not SSE
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -74,6 +82,18 @@ class AnthropicSSEReader:
         """Read one decoded event payload."""
         if self.done or not isinstance(ev, Mapping):
             return []
+        self.payloads += 1
+        if self._stopped is None or ev.get("type") in ("message_delta", "ping"):
+            return self._event(ev)
+        return [*self._release(cut=False), *self._event(ev)]
+
+    def _release(self, cut: bool) -> list[ProviderItem]:
+        if self._stopped is None:
+            return []
+        key, self._stopped = self._stopped, None
+        return [ProviderCall(key, end=True, cut=cut)]
+
+    def _event(self, ev: Mapping[str, Any]) -> list[ProviderItem]:
         kind = ev.get("type")
         if kind == "error" or (kind is None and "error" in ev):
             raise error_from_payload(ev)
@@ -89,9 +109,19 @@ class AnthropicSSEReader:
                     return [ProviderDelta("text", str(block["text"]))]
                 if block.get("type") == "thinking" and block.get("thinking"):
                     return [ProviderDelta("reasoning", str(block["thinking"]))]
+                if block.get("type") == "tool_use":
+                    return [self._tool_start(ev.get("index"), block)]
+        elif kind == "content_block_stop":
+            if ev.get("index") in self._tool_blocks:
+                self._tool_blocks.discard(ev.get("index"))
+                self._stopped = ev.get("index")
         elif kind == "content_block_delta":
             delta = ev.get("delta")
-            if isinstance(delta, Mapping):
+            if isinstance(delta, Mapping) and delta.get("type") == "input_json_delta":
+                piece = delta.get("partial_json")
+                if ev.get("index") in self._tool_blocks and isinstance(piece, str) and piece:
+                    return [ProviderCall(ev.get("index"), arguments=piece)]
+            elif isinstance(delta, Mapping):
                 if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
                     return [ProviderDelta("text", delta["text"])]
                 if delta.get("type") == "thinking_delta" and isinstance(delta.get("thinking"), str):
@@ -104,10 +134,24 @@ class AnthropicSSEReader:
             usage = ev.get("usage")
             if isinstance(usage, Mapping):
                 self.usage = dict(usage)
+            return self._release(cut=self.stop_reason == "max_tokens")
         elif kind == "message_stop":
             self.done = True
             return [ProviderDone(self.finish_reason, self.usage)]
         return []
+
+    def _tool_start(self, index: Any, block: Mapping[str, Any]) -> ProviderCall:
+        self._tool_blocks.add(index)
+        name, call_id, start = block.get("name"), block.get("id"), block.get("input")
+        # Anthropic sends ``input: {}`` and the arguments as deltas; a server that sends them here is read too.
+        args = json.dumps(start, ensure_ascii=False) if isinstance(start, Mapping) and start else ""
+        return ProviderCall(
+            index,
+            name if isinstance(name, str) else None,
+            call_id if isinstance(call_id, str) and call_id else None,
+            args,
+            format="anthropic_tool_use",
+        )
 
 
 def anthropic_sse_events(

@@ -14,8 +14,8 @@ from ..events import (
     TextDelta,
     ToolCallEnd,
     ToolCallRejected,
-    ToolCallStart,
 )
+from ..messages import finish_reason as turn_finish_reason
 
 _STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
 
@@ -50,6 +50,7 @@ class AnthropicEventWriter:
         self.include_thinking = include_thinking
         self.input_tokens = input_tokens
         self.calls_completed = 0
+        self.cut = False  # a call was rejected as truncated: the output hit its limit
         self._index = -1  # index of the last content block opened
         self._open: Literal["text", "thinking"] | None = None
         self._started = False
@@ -109,18 +110,20 @@ class AnthropicEventWriter:
                     delta = {"type": "input_json_delta", "partial_json": call.arguments_json}
                     out.append({"type": "content_block_delta", "index": self._index, "delta": delta})
                 out.append({"type": "content_block_stop", "index": self._index})
-            elif isinstance(ev, ToolCallStart | ToolCallRejected):
-                pass  # fail closed: nothing of a call is sent before it is known to be valid
+            elif isinstance(ev, ToolCallRejected):  # fail closed: a rejected call is never sent
+                self.cut = self.cut or ev.reason == "truncated"
         return out
 
     def finish(self, finish_reason: str | None = None, *, output_tokens: int = 0) -> list[dict[str, Any]]:
         """Close the open block, then ``message_delta`` (``stop_reason`` ``"tool_use"`` when any call
-        completed, else the upstream's reason mapped to Anthropic's words, else ``"end_turn"``) and
-        ``message_stop``. ``finish_reason`` may be given in OpenAI's or Anthropic's words."""
+        completed, else ``"max_tokens"`` when a call was truncated, else the upstream's reason mapped to
+        Anthropic's words, else ``"end_turn"``) and ``message_stop``. ``finish_reason`` may be given in
+        OpenAI's or Anthropic's words."""
         out = self._begin()
         out.extend(self._close_block())
         self._finished = True
-        stop = "tool_use" if self.calls_completed else _STOP.get(finish_reason or "stop", finish_reason or "end_turn")
+        reason = turn_finish_reason(bool(self.calls_completed), self.cut, finish_reason)
+        stop = _STOP.get(reason, reason)
         out.append(
             {
                 "type": "message_delta",

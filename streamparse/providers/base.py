@@ -1,9 +1,10 @@
 """What provider readers emit, and :class:`ProviderStream`, which joins a reader to a parser.
 
 A reader turns one provider's wire format (SSE chunks, NDJSON lines, SDK objects) into a flat list of
-:class:`ProviderDelta` (text to parse, or reasoning the server already separated), :class:`ProviderMeta`
-and :class:`ProviderDone`. It never parses the model's text itself: that is the parser's job, so the
-proxy can reuse a reader with its own parser and writer.
+:class:`ProviderDelta` (text to parse, or reasoning the server already separated), :class:`ProviderCall`
+(a piece of a tool call the server already structured), :class:`ProviderMeta` and :class:`ProviderDone`.
+It never parses the model's text itself: that is the parser's job, so the proxy can reuse a reader with
+its own parser and writer.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-from ..events import Event, ReasoningDelta
+from ..events import Event
+from ..messages import finish_reason
 
 if TYPE_CHECKING:
     from ..parser import StreamParser
@@ -45,7 +47,24 @@ class ProviderDone:
     usage: dict[str, Any] | None = None
 
 
-ProviderItem: TypeAlias = ProviderDelta | ProviderMeta | ProviderDone
+@dataclass(frozen=True, slots=True)
+class ProviderCall:
+    """A piece of a tool call the server already structured: vLLM/OpenAI ``delta.tool_calls``, Ollama
+    ``message.tool_calls``, an Anthropic ``tool_use`` block. ``key`` tells the server's calls apart (the
+    ``tool_calls`` index, the content-block index); the first piece of a key opens the call (``name``,
+    ``id``), ``arguments`` pieces join to its arguments JSON, ``end`` closes it (``cut``: the output ended
+    inside it). :class:`ProviderStream` turns them into the parser's call events, validated against the tools."""
+
+    key: Any
+    name: str | None = None
+    id: str | None = None
+    arguments: str = ""
+    end: bool = False
+    cut: bool = False
+    format: str = "structured"  # ToolCall.format of the call: which wire shape it came in
+
+
+ProviderItem: TypeAlias = ProviderDelta | ProviderCall | ProviderMeta | ProviderDone
 
 
 class ProviderError(Exception):
@@ -120,10 +139,11 @@ class Reader(Protocol):
 class ProviderStream:
     """A reader and a parser as one push object: ``feed(piece) -> list[Event]``, ``close()``.
 
-    Text deltas go through the parser; reasoning deltas become ``ReasoningDelta`` directly. If the reader
-    raises :class:`ProviderError`, the items it decoded before the error are applied and kept, so a
-    following ``close()`` returns them with the parser's flushed text (this is how
-    :func:`~streamparse.aparse` loses nothing on a provider error).
+    Text deltas go through the parser; reasoning deltas become ``ReasoningDelta`` directly; structured
+    calls become the same Start / Delta / End or Rejected events as calls written in the text, with indices
+    of the same stream, checked against the parser's tools. If the reader raises :class:`ProviderError`,
+    the items it decoded before the error are applied and kept, so a following ``close()`` returns them
+    with the parser's flushed text (this is how :func:`~streamparse.aparse` loses nothing on a provider error).
     """
 
     reader: Reader
@@ -132,6 +152,7 @@ class ProviderStream:
     upstream_done: ProviderDone | None = field(default=None, init=False)
     _carry: list[Event] = field(default_factory=list, init=False, repr=False)
     _closed: bool = field(default=False, init=False, repr=False)
+    _calls: dict[Any, int] = field(default_factory=dict, init=False, repr=False)  # open structured calls
 
     @property
     def done(self) -> bool:
@@ -139,11 +160,10 @@ class ProviderStream:
 
     @property
     def finish_reason(self) -> str:
-        """``"tool_calls"`` when the parser accepted a call, else the upstream's reason, else ``"stop"``."""
-        ours: str | None = getattr(self.parser, "finish_reason", None)
-        if ours == "tool_calls":
-            return ours
-        return self.reader.finish_reason or ours or "stop"
+        """``"tool_calls"`` when a call was accepted (from the text or structured), else ``"length"`` when the
+        output was cut, else the upstream's reason, else ``"stop"``."""
+        ours = self.parser.finish_reason
+        return finish_reason(ours == "tool_calls", ours == "length", self.reader.finish_reason)
 
     def feed(self, piece: Any) -> list[Event]:
         try:
@@ -169,7 +189,19 @@ class ProviderStream:
             raise
         out, self._carry = self._carry, []
         out.extend(self._apply(items))
-        out.extend(self.parser.close())
+        out.extend(self._end_calls(cut=True))
+        # The upstream's reason decides an open call's fate as close() documents ("stop": a complete body
+        # whose closer a stop sequence ate is accepted; "length" or a dropped stream: truncated).
+        out.extend(self.parser.close(self.reader.finish_reason))
+        if self.parser.finish_reason in ("tool_calls", "length"):  # the reader, read afterwards, agrees too
+            self.reader.finish_reason = self.parser.finish_reason
+        return out
+
+    def _end_calls(self, cut: bool) -> list[Event]:
+        out: list[Event] = []
+        for index in self._calls.values():
+            out.extend(self.parser.close_call(index, cut=cut))
+        self._calls.clear()
         return out
 
     def _apply(self, items: list[ProviderItem]) -> list[Event]:
@@ -179,13 +211,29 @@ class ProviderStream:
                 if not item.text:
                     continue
                 if item.kind == "reasoning":
-                    out.append(ReasoningDelta(item.text))
+                    out.extend(self.parser.feed_reasoning(item.text))
                 else:
                     out.extend(self.parser.feed(item.text))
+            elif isinstance(item, ProviderCall):
+                out.extend(self._call(item))
             elif isinstance(item, ProviderMeta):
                 self.meta = item
             elif isinstance(item, ProviderDone):
+                out.extend(self._end_calls(cut=item.finish_reason == "length"))
                 self.upstream_done = item
+        return out
+
+    def _call(self, item: ProviderCall) -> list[Event]:
+        parser = self.parser
+        index = self._calls.get(item.key)
+        out: list[Event] = []
+        if index is None:
+            index, out = parser.open_call(item.name, item.id, item.format)
+            self._calls[item.key] = index
+        out.extend(parser.call_arguments(index, item.arguments))
+        if item.end:
+            del self._calls[item.key]
+            out.extend(parser.close_call(index, cut=item.cut))
         return out
 
 
@@ -193,7 +241,7 @@ def make_stream(reader: Reader, parser: StreamParser | None, options: dict[str, 
     if parser is not None and options:
         raise TypeError("pass either parser= or StreamParser options, not both")
     if parser is None:
-        from ..parser import StreamParser
+        from ..parser import build_parser
 
-        parser = StreamParser(**options)
+        parser = build_parser(options.pop("model", None), options.pop("formats", None), **options)
     return ProviderStream(reader, parser)

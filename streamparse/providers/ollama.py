@@ -3,17 +3,21 @@
 Each line is one JSON object: ``message.content`` (``response`` for ``/api/generate``) is text,
 ``message.thinking`` (``thinking``) is reasoning, ``"done": true`` ends the response with
 ``done_reason``; ``{"error": "..."}`` is an error. Lines may be split anywhere across pieces.
+``message.tool_calls`` (calls Ollama already parsed, each complete in one line) become :class:`ProviderCall`
+items, validated and emitted in order with the calls written in the text.
 """
 
 from __future__ import annotations
 
 import codecs
+import json
 from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aio import aparse, iter_parse
 from ..events import Event
 from .base import (
+    ProviderCall,
     ProviderDelta,
     ProviderDone,
     ProviderError,
@@ -42,6 +46,8 @@ class OllamaNDJSONReader:
         self.usage: dict[str, Any] | None = None
         self.done = False
         self._meta_sent = False
+        self._calls = 0  # structured calls read so far (each one's key)
+        self.payloads = 0  # JSON lines / objects read
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -80,6 +86,7 @@ class OllamaNDJSONReader:
         """Read one decoded NDJSON object."""
         if self.done:
             return []
+        self.payloads += 1
         if not isinstance(obj, Mapping):
             raise ProviderError(f"upstream sent a non-object line: {obj!r:.200}", type="invalid_chunk")
         if "error" in obj:
@@ -97,6 +104,10 @@ class OllamaNDJSONReader:
         content = src.get("content") if isinstance(msg, Mapping) else obj.get("response")
         if isinstance(content, str) and content:
             out.append(ProviderDelta("text", content))
+        calls = src.get("tool_calls") if isinstance(msg, Mapping) else None
+        if isinstance(calls, list):
+            for entry in calls:
+                out.append(self._call(entry))
         if obj.get("done") is True:
             self.done = True
             reason = obj.get("done_reason")
@@ -105,6 +116,27 @@ class OllamaNDJSONReader:
             self.usage = usage or None
             out.append(ProviderDone(self.finish_reason, self.usage))
         return out
+
+    def _call(self, entry: Any) -> ProviderCall:
+        """One complete call: ``{"function": {"name", "arguments": {...}}}`` (newer Ollama adds ``id``)."""
+        self._calls += 1
+        fn = entry.get("function") if isinstance(entry, Mapping) else None
+        fn = fn if isinstance(fn, Mapping) else {}
+        name, call_id, args = (
+            fn.get("name"),
+            entry.get("id") if isinstance(entry, Mapping) else None,
+            fn.get("arguments"),
+        )
+        if not isinstance(args, str):
+            args = json.dumps(args if args is not None else {}, ensure_ascii=False)
+        return ProviderCall(
+            self._calls,
+            name if isinstance(name, str) else None,
+            call_id if isinstance(call_id, str) and call_id else None,
+            args,
+            end=True,
+            format="ollama_tool_calls",
+        )
 
 
 def ollama_ndjson_events(

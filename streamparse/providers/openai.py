@@ -2,17 +2,21 @@
 ``/v1``, the ``openai`` SDK): :class:`OpenAISSEReader` and the event generators over it.
 
 Only ``choices[0]`` is read (``n > 1`` is not supported). Tool calls the upstream already structured
-(``delta.tool_calls``) are not read: streamparse sits in front of servers that leave calls in the text.
+(``delta.tool_calls``, as vLLM with a tool parser or OpenAI send them) become :class:`ProviderCall` pieces:
+a call ends when the next one begins or the choice finishes, so it is validated and dispatched as early
+as the server allows, in order with the calls written in ``content``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, AsyncIterable, Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aio import aparse, iter_parse
 from ..events import Event
 from .base import (
+    ProviderCall,
     ProviderDelta,
     ProviderDone,
     ProviderError,
@@ -59,6 +63,12 @@ class OpenAISSEReader:
         self.usage: dict[str, Any] | None = None
         self.done = False
         self._meta_sent = False
+        # The structured call being streamed: its key (a count), the server's tool_calls index and id.
+        self._call: int | None = None
+        self._index: Any = None
+        self._id: str | None = None
+        self._calls = 0
+        self.payloads = 0  # SSE events / chunks read: none in a non-empty input means it was not SSE
 
     def feed(self, piece: bytes | str | Mapping[str, Any] | Any) -> list[ProviderItem]:
         if self.done:
@@ -90,6 +100,7 @@ class OpenAISSEReader:
 
     def _on_sse(self, event: str, data: str) -> list[ProviderItem]:
         if data.strip() == "[DONE]":
+            self.payloads += 1
             self.done = True
             return [ProviderDone(self.finish_reason, self.usage)]
         payload = loads_payload(data)
@@ -101,6 +112,7 @@ class OpenAISSEReader:
         """Read one decoded chunk (dict or SDK object)."""
         if self.done:
             return []
+        self.payloads += 1
         c = _as_dict(chunk)
         if "error" in c or c.get("object") == "error":
             raise error_from_payload(c)
@@ -129,10 +141,41 @@ class OpenAISSEReader:
             content = delta.get("content")
             if isinstance(content, str) and content:
                 out.append(ProviderDelta("text", content))
+            calls = delta.get("tool_calls")
+            if isinstance(calls, list):
+                self._tool_calls(calls, out)
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
             self.finish_reason = reason
+            if self._call is not None:
+                out.append(ProviderCall(self._call, end=True, cut=reason == "length"))
+                self._call = self._index = self._id = None
         return out
+
+    def _tool_calls(self, entries: list[Any], out: list[ProviderItem]) -> None:
+        for position, entry in enumerate(entries):
+            if not isinstance(entry, Mapping):
+                continue
+            index = entry.get("index", position)
+            fn = entry.get("function")
+            fn = fn if isinstance(fn, Mapping) else {}
+            args = fn.get("arguments")
+            if isinstance(args, Mapping):  # some servers send the object itself
+                args = json.dumps(args, ensure_ascii=False)
+            args = args if isinstance(args, str) else ""
+            name, call_id = fn.get("name"), entry.get("id")
+            name = name if isinstance(name, str) and name else None
+            call_id = call_id if isinstance(call_id, str) and call_id else None
+            # A new call: a new index, or (servers that reuse index 0 for every call) a name with a new id.
+            new = index != self._index or (name is not None and call_id is not None and call_id != self._id)
+            if new:
+                if self._call is not None:  # the next call begins: the previous one is complete
+                    out.append(ProviderCall(self._call, end=True))
+                self._calls += 1
+                self._call, self._index, self._id = self._calls, index, call_id
+                out.append(ProviderCall(self._call, name, call_id, args, format="openai_tool_calls"))
+            elif args:
+                out.append(ProviderCall(self._call, arguments=args))
 
 
 def openai_sse_events(

@@ -26,6 +26,7 @@ from ..events import (
     ToolCallRejected,
     ToolCallStart,
 )
+from ..messages import finish_reason as turn_finish_reason
 
 SSE_DONE = b"data: [DONE]\n\n"
 
@@ -86,6 +87,7 @@ class OpenAIChunkWriter:
         self.system_fingerprint = system_fingerprint
         self.calls_sent = 0  # tool_calls entries started on the wire
         self.calls_completed = 0  # calls whose ToolCallEnd was seen
+        self.cut = False  # a call was rejected as truncated: the output hit its limit
         self._open: dict[int, _OpenCall] = {}
         self._started = False
         self._finished = False
@@ -178,6 +180,7 @@ class OpenAIChunkWriter:
             return out
         if isinstance(ev, ToolCallRejected):
             self._open.pop(ev.index, None)
+            self.cut = self.cut or ev.reason == "truncated"
             if self.rejected_note:
                 what = f" {ev.name}" if ev.name else ""
                 return [self.chunk({"content": f"[tool call{what} rejected: {ev.reason}]"})]
@@ -203,12 +206,12 @@ class OpenAIChunkWriter:
         return out
 
     def finish(self, finish_reason: str | None = None, *, usage: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """The last chunk. ``finish_reason`` is ``"tool_calls"`` when any call completed, else the
-        upstream's ``finish_reason`` (e.g. ``"length"``), else ``"stop"``. Calls still open are dropped."""
+        """The last chunk. ``finish_reason`` is ``"tool_calls"`` when any call completed, else ``"length"`` when
+        a call was truncated, else the upstream's ``finish_reason``, else ``"stop"``. Calls still open are dropped."""
         out = self._begin()
         self._open.clear()
         self._finished = True
-        reason = "tool_calls" if self.calls_completed else (finish_reason or "stop")
+        reason = turn_finish_reason(bool(self.calls_completed), self.cut, finish_reason)
         last = self.chunk({}, reason)
         if usage is not None:
             last["usage"] = usage
@@ -246,7 +249,9 @@ def completion_from_result(
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": "tool_calls" if result.tool_calls else (finish_reason or "stop"),
+                "finish_reason": turn_finish_reason(
+                    bool(result.tool_calls), any(r.reason == "truncated" for r in result.rejected), finish_reason
+                ),
             }
         ],
     }

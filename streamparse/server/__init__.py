@@ -18,7 +18,14 @@ __all__ = ["ServerOptions", "ProxyApp", "create_app"]
 
 def __getattr__(name: str) -> Any:
     if name in ("create_app", "ProxyApp"):
-        from . import app
+        try:
+            from . import app
+        except ModuleNotFoundError as exc:  # say which extra brings starlette/httpx (same exception type)
+            raise ModuleNotFoundError(
+                f"streamparse.server needs the 'cli' extra ({exc.name} is not installed):"
+                " pip install 'streamparse-llm[cli]'",
+                name=exc.name,
+            ) from exc
 
         return getattr(app, name)
     raise AttributeError(name)
