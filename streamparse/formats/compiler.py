@@ -13,8 +13,8 @@ import html
 import re
 from functools import lru_cache
 
-from ..core.engine import Engine, Handler
-from ..core.lookahead import after_ws, read_header, starts_or_prefix
+from ..core.engine import Engine, Handler, State
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
 from ..states.blocks import BlockState
 from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.keyed_json import KeyedCallState
@@ -119,10 +119,10 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
-        m = read_header(buf, e, name.end if id_end is None else name.end, header, final)
-        if m is None and final:
-            return cut_off(eng, s, fmt, final)
+        m = read_header(buf, e, name.end, header, final)
         if not m:
+            if m is False and final and _header_prefix(buf, e, name.attribute is not None):
+                return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
             return m
         end = m.end()
         call_id = m.group("id") if id_end is not None else None
@@ -143,7 +143,9 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 return j
             results = [starts_or_prefix(buf, j, w) for w in (syntax.param_open, syntax.call_close)]
             if not any(results):
-                return None if (None in results and not final) else False
+                if None in results:  # the stream may still (or, at its end, did) cut the first tag
+                    return cut_off(eng, s, fmt, final)
+                return False
             eng.begin_call(fmt, s)
             eng.set_name(tool, call_id)
             eng.pos = end
@@ -167,16 +169,46 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         eng.begin_call(fmt, s)
         eng.set_name(tool, call_id)
         eng.pos = j
-        body_closers = (args.close + _gap(call.close),) if args.close else closers
-        eng.push(JsonArgsState(eng, body_closers, fenced=fenced))
+        if args.close and call.close is not None:
+            eng.push(_Tail(call.close))  # the call's own closer after the arguments' one: markup
+        eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced))
         return True
 
     return handler
 
 
-def _gap(close: str | None) -> str:
-    # JsonArgs.close then the call's close: the JSON body's closer is their concatenation (see VOCAB).
-    return close or ""
+def _header_prefix(buf: str, e: int, attributes: bool) -> bool:
+    """At the end of the stream, the text after an opener may be the start of its header (a name, an id
+    and their markers, or attributes), so the opener began a call the stream cut: short, one line, and
+    (plain names) no blank inside, (attributes) a blank first."""
+    rest = buf[e:]
+    if len(rest) >= LOOKAHEAD or "\n" in rest.rstrip():
+        return False
+    if attributes:
+        return not rest or rest[0].isspace()
+    return " " not in rest.strip()
+
+
+class _Tail(State):
+    """After a call whose arguments had their own closer: the call's closer (after whitespace) is markup."""
+
+    __slots__ = ("close",)
+
+    def __init__(self, close: str) -> None:
+        self.close = close
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        j = after_ws(eng.buf, eng.pos, final)
+        if j is None:
+            return False
+        if j is not False:
+            ok = starts_or_prefix(eng.buf, j, self.close)
+            if ok is None and not final:
+                return False
+            if ok:
+                eng.pos = j + len(self.close)
+        eng.pop()
+        return True
 
 
 def json_handler(fmt: str, name: JsonName, closers: tuple[str, ...], *, several: bool) -> Handler:
@@ -228,9 +260,9 @@ def section_handler(fmt: str, decl: Declaration) -> Handler:
         # JSON calls straight inside the section: the section's markers are the call's.
         assert isinstance(call.name, JsonName)
         return json_handler(fmt, call.name, close, several=True)
-    markers: dict[str, Handler] = {call.open: call_handler(fmt, call)}
-    if section.separator:
-        markers[section.separator] = drop
+    handler_ = call_handler(fmt, call)
+    markers: dict[str, Handler] = {m: handler_ for m in (call.open, *call.also_open)}
+    markers.update((m, drop) for m in section.separators)
     table = block_table(markers, close)
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -238,11 +270,9 @@ def section_handler(fmt: str, decl: Declaration) -> Handler:
         if j is None:
             return None
         if j is not False:
-            ok = starts_or_prefix(eng.buf, j, call.open)
-            if ok is None and not final:
-                return None
-            if not ok and not (section.close and starts_or_prefix(eng.buf, j, section.close)):
-                return False
+            results = [starts_or_prefix(eng.buf, j, m) for m in (*markers, *close)]
+            if not any(results):
+                return None if None in results and not final else False
         elif final:
             return cut_off(eng, s, fmt, final)
         eng.pos = e
@@ -306,9 +336,11 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
     fmt = decl.name
     handlers: list[tuple[str, Handler]] = []
     if decl.call.open:
-        handlers.append((decl.call.open, call_handler(fmt, decl.call)))
+        opener = call_handler(fmt, decl.call)
+        handlers.extend((m, opener) for m in (decl.call.open, *decl.call.also_open))
     if decl.section is not None:
-        handlers.append((decl.section.open, section_handler(fmt, decl)))
+        section = section_handler(fmt, decl)
+        handlers.extend((m, section) for m in (decl.section.open, *decl.section.also_open))
 
     def wire(w: Wiring) -> None:
         for marker, handler in handlers:
