@@ -36,7 +36,7 @@ def header_pattern(name: HeaderName, id_end: str | None = None) -> re.Pattern[st
         return attribute_pattern(name.attribute, "name", name.end)
     head = ""
     if id_end is not None:
-        head = r"[ \t]*(?P<id>[^\s<>]{1,200}?)[ \t]*" + re.escape(id_end)
+        head = r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(id_end)  # an empty id: none written
     blank = r"[ \t]*" if name.end != "\n" else r"[ \t]*"
     return re.compile(
         head
@@ -115,7 +115,7 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     header = header_pattern(name, id_end)
     args = call.arguments
     syntax = tag_syntax(args, call.close or "") if isinstance(args, TaggedArgs) else None
-    id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{1,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
+    id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
@@ -125,13 +125,13 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
             return m
         end = m.end()
-        call_id = m.group("id") if id_end is not None else None
+        call_id = (m.group("id") or None) if id_end is not None else None
         if id_pattern is not None:
             assert after_id is not None
             k = read_header(buf, end, after_id, id_pattern, final)
             if not k:
                 return cut_off(eng, s, fmt, final) if k is None and final else k
-            call_id, end = k.group("id"), k.end()
+            call_id, end = k.group("id") or None, k.end()
         tool = _unescape(m.group("name").strip(), name.escapes)
         if not tool:
             return False
