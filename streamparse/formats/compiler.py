@@ -22,7 +22,7 @@ from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
 from .base import FormatSpec, Wiring
 from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
-from .openers import Decision, _first, block_table, cut_off
+from .openers import Decision, _first, block_table, cut_off, json_call
 
 __all__ = ["compile_declaration", "describe_markup", "header_pattern", "attribute_pattern"]
 
@@ -212,38 +212,24 @@ class _Tail(State):
 
 
 def json_handler(fmt: str, name: JsonName, closers: tuple[str, ...], *, several: bool) -> Handler:
-    """A JSON call object (or a list of them) after an opener."""
-    keyed = name.name_is_key
+    """A JSON call object (or a list of them) after an opener, read with the declared field names."""
     fields = None if _default_fields(name) else (name.field, (name.arguments_field, *name.alt_arguments_fields))
 
-    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
-        first = _first(eng, e, final)
-        if not isinstance(first, tuple):
-            return first
-        j, fenced = first
-        c = eng.buf[j]
-        if c == "{" and not name.list:
-            eng.begin_call(fmt, s)
-            eng.pos = j
-            if keyed:
-                eng.push(KeyedCallState(eng, fmt, closers, fenced=fenced))
-            else:
-                eng.push(
-                    JsonCallState(eng, fmt, closers, fenced=fenced, several=several, fields=fields, nested=name.nested)
-                )
-            return True
-        if c == "[":
-            eng.pos = j
-            if keyed:
-                eng.push(KeyedCallState(eng, fmt, closers, list_form=True, fenced=fenced))
-            else:
-                eng.push(
-                    JsonCallState(eng, fmt, closers, list_form=True, fenced=fenced, fields=fields, nested=name.nested)
-                )
-            return True
-        return False
+    def state(eng: Engine, list_form: bool, fenced: bool) -> State:
+        if name.name_is_key:
+            return KeyedCallState(eng, fmt, closers, list_form=list_form, fenced=fenced)
+        return JsonCallState(
+            eng,
+            fmt,
+            closers,
+            list_form=list_form,
+            fenced=fenced,
+            several=several and not list_form,
+            fields=fields,
+            nested=name.nested,
+        )
 
-    return handler
+    return json_call(fmt, closers, objects=not name.list, lists=True, several=several, state=state)
 
 
 def _default_fields(name: JsonName) -> bool:
