@@ -180,7 +180,8 @@ class TaggedArgs(Part):
     value of that attribute in the element's header (``<param name="K">``, K3's ``<|open|>argument key="K"
     type="T"<|sep|>``); ``type_attribute``: an attribute giving the value's JSON type (``string`` means raw
     text, anything else JSON); ``string_attribute``: DSML's ``string="true|false"``; ``attribute_escapes``:
-    attribute values are XML-escaped. ``values``: how each value is written.
+    attribute values are XML-escaped. ``values``: how each value is written. ``json_block``: the call may
+    hold one JSON arguments object between these markers instead (K3's ``<|open|>json type="object"<|sep|>``).
     """
 
     open: str
@@ -192,6 +193,7 @@ class TaggedArgs(Part):
     string_attribute: str | None = None
     attribute_escapes: Escapes = "none"
     values: Values = Values()
+    json_block: JsonArgs | None = None
 
     kind: ClassVar[str] = "tagged"
 
@@ -218,6 +220,10 @@ class TaggedArgs(Part):
         if not isinstance(self.values, Values):
             raise fail(path + "values", "must be a Values")
         self.values.check(path + "values.")
+        if self.json_block is not None:
+            if not isinstance(self.json_block, JsonArgs) or not self.json_block.open:
+                raise fail(path + "json_block", "must be a JsonArgs with open and close markers")
+            self.json_block.check(path + "json_block.")
 
 
 @dataclass(frozen=True)
@@ -463,6 +469,7 @@ _PARTS: dict[str, Any] = {
     "section": Section,
     "content": Wrapper,
     "values": Values,
+    "json_block": JsonArgs,
     "id": IdSpec,
     "reasoning": [Reasoning],
 }
