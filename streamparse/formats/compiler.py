@@ -125,6 +125,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         if not m:
             if m is False and final and _header_prefix(buf, e, name.attribute is not None):
                 return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
+            if m is None and not _header_prefix(buf, e, name.attribute is not None):
+                return False  # prose after a shared opener: released now, not held for LOOKAHEAD
             return m
         end = m.end()
         call_id = (m.group("id") or None) if id_end is not None else None
