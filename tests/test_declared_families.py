@@ -282,3 +282,12 @@ def test_k3_arguments_may_be_one_json_element() -> None:
     result = check_stream(text, formats=["kimi_k3"], tools=TOOLS)
     assert calls(result) == [("get_weather", {"city": "Paris", "days": 2})]
     assert result.text == "" and not result.rejected
+
+
+def test_minicpm5_reads_python_reprs_by_the_schema_and_thinks_when_asked() -> None:
+    # MiniCPM5's template writes values with Jinja's `~`: Python reprs for non-strings.
+    tools = {"f": {"type": "object", "properties": {"b": {"type": "boolean"}, "o": {"type": "object"}}}}
+    text = '<function name="f"><param name="b">True</param><param name="o">{\'a\': None}</param></function>'
+    assert calls(check_stream(text, formats=["minicpm5"], tools=tools)) == [("f", {"b": True, "o": {"a": None}})]
+    assert start_in_reasoning_for("openbmb/MiniCPM5-8B", {"enable_thinking": True})
+    assert not start_in_reasoning_for("openbmb/MiniCPM5-8B")
