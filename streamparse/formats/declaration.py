@@ -35,6 +35,7 @@ from .declaration_base import (
     check_end,
     check_field,
     check_marker,
+    check_spellings,
     check_text,
     fail,
 )
@@ -245,15 +246,6 @@ NameSpec: TypeAlias = Union[JsonName, HeaderName]  # noqa: UP007 (a runtime alia
 ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs]  # noqa: UP007
 
 
-def _spellings(path: str, values: object, other: str) -> None:
-    if not isinstance(values, tuple):
-        raise fail(path, "must be a list of markers")
-    for i, m in enumerate(values):
-        check_marker(f"{path}[{i}]", m)
-        if m == other:
-            raise fail(f"{path}[{i}]", f"repeats {m!r}")
-
-
 @dataclass(frozen=True)
 class Call(Part):
     """How one call is written. ``open`` begins it (``""`` only for JSON calls inside a section: the
@@ -273,7 +265,7 @@ class Call(Part):
 
     def check(self, path: str) -> None:
         check_marker(path + "open", self.open, empty=True)
-        _spellings(path + "also_open", self.also_open, self.open)
+        check_spellings(path + "also_open", self.also_open, self.open)
         check_marker(path + "close", self.close, optional=True)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
@@ -315,8 +307,8 @@ class Section(Part):
     def check(self, path: str) -> None:
         check_marker(path + "open", self.open)
         check_marker(path + "close", self.close, optional=True)
-        _spellings(path + "separators", self.separators, self.open)
-        _spellings(path + "also_open", self.also_open, self.open)
+        check_spellings(path + "separators", self.separators, self.open)
+        check_spellings(path + "also_open", self.also_open, self.open)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
 
