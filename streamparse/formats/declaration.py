@@ -286,6 +286,8 @@ class Call(Part):
             if not isinstance(self.id, IdSpec):
                 raise fail(path + "id", "must be an IdSpec")
             self.id.check(path + "id.")
+            if isinstance(self.name, HeaderName) and self.id.end == self.name.end:
+                raise fail(path + "id.end", "must differ from name.end (it ends the id, not the name)")
         if not self.open and not isinstance(self.name, JsonName):
             raise fail(path + "open", "only JSON calls inside a section may have no opener")
 
