@@ -303,6 +303,15 @@ MODELS: list[Model] = [
         not_auto="a 'function call' role header opens the call: only the preset reads it",
         skip=(("two_calls", "the template renders only an assistant's first call"),),
     ),
+    Model("GigaChat3.5.jinja", "ai-sage/GigaChat3.5-Lightning", ("</s>",)),
+    Model(
+        "GigaChat3.5.jinja",
+        "ai-sage/GigaChat3.5-Lightning",
+        ("</s>",),
+        kwargs={"reasoning": True},
+        reasoning=True,
+        variant="reasoning",
+    ),
     Model("tencent-Hy3-preview.jinja", "tencent/Hy3-preview", ("<｜hy_eos｜>",), not_auto=_HY3_PLAIN),
     Model(
         "tencent-Hy3-preview.jinja",
