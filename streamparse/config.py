@@ -20,6 +20,7 @@ from .states.gates import FALLBACK_MODES, START_FALLBACK
 from .states.start import StartState, intent_handlers
 from .states.text import (
     CONTROL_TOKENS,
+    ORPHAN_CLOSERS,
     REASONING,
     REASONING_DROPPED,
     backticks,
@@ -77,9 +78,13 @@ class Tables:
         if fallback == "gated":
             gated = tuple(w.start) if not explicit else _unnamed_start_handlers(active)
         calls = {k: list(v) for k, v in w.markers.items()}
+        # Reasoning wrappers: the shared ones, then the active formats' own (start-only flag per opener).
+        wrappers = {o: (c, o == "<think>") for o, c in REASONING.items()} | w.reasoning
+        pairs = {o: c for o, (c, _) in wrappers.items()}
+        closers = sorted(set(pairs.values()))
         # Reasoning scopes: the closer, control tokens, and (promote) the call openers.
         self.reasoning: dict[str, MarkerTable] = {}
-        for closer in set(REASONING.values()):
+        for closer in closers:
             handlers: dict[str, list[Handler]] = {t: [drop] for t in CONTROL_TOKENS}
             for t in REASONING_DROPPED:
                 handlers[t] = [drop]
@@ -94,6 +99,8 @@ class Tables:
         # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
         primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
         primed["<think>"] = [written_opener(self.reasoning["</think>"])]
+        for closer in closers:  # the prompt may have opened any family's reasoning: each closer ends it
+            primed.setdefault(closer, []).insert(0, pop_scope)
         primed_ns: dict[str, list[Handler]] = {}
         if not promote:
             for k in calls:
@@ -113,9 +120,10 @@ class Tables:
         for t in CONTROL_TOKENS:
             text.setdefault(t, []).append(drop)
         text.setdefault("</s>", []).append(end_of_output_only)
-        for opener in REASONING:
-            text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, opener == "<think>"))
-        text.setdefault("</think>", []).append(orphan_closer)  # markup, never text (reasoning rule)
+        for opener, (_, start_only) in wrappers.items():
+            text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, start_only, pairs))
+        for closer in (*ORPHAN_CLOSERS, *(c for c, _ in w.reasoning.values())):
+            text.setdefault(closer, []).append(orphan_closer)  # markup, never text (reasoning rule)
         text.setdefault("`", []).append(backticks(w.fence_infos))
         text.setdefault("~~~", []).append(tildes)
         if gated:

@@ -24,6 +24,9 @@ class Wiring:
     start: list[Handler] = field(default_factory=list)
     active: frozenset[str] = frozenset()
     explicit: bool = False
+    reasoning: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """A format's own reasoning wrappers: opener -> (closer, opens only at the start of the output). Its
+    closer also ends primed reasoning and, orphaned, says the text before it was reasoning."""
 
     def on(self, marker: str, handler: Handler) -> None:
         self.markers.setdefault(marker, []).append(handler)

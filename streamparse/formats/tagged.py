@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from ..core.engine import Engine, Handler
-from ..core.lookahead import LOOKAHEAD, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, read_header, skip_ws, starts_or_prefix
 from ..core.scanner import split_ns
 from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
@@ -112,15 +112,53 @@ def wire_minimax(w: Wiring) -> None:
 
 
 DSML = "｜DSML｜"
+# DeepSeek-V3.2 wraps calls in `function_calls`, V4 / V4-Flash in `tool_calls`, V4.1 writes a space after the
+# DSML token in every tag (`<｜DSML｜ calls>`, `<｜DSML｜ invoke`, `<｜DSML｜ parameter`). Each spelling of the
+# section accepts the invokes of both spacings; an invoke's parameters and closer follow its own spacing.
+DSML_SECTIONS = ("function_calls", "tool_calls", "calls")
+_DSML_PREFIXES = (DSML, DSML + " ")
+# A no-argument call written as one self-closing tag: `<｜DSML｜invoke name="x"/>`.
+_SELF_CLOSING = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*/>""")
+
+
+@lru_cache(maxsize=8)
+def _dsml_syntax(prefix: str) -> TagSyntax:
+    # V4.1's engines also end a value at the next parameter tag when its closer is missing (lenient).
+    syn = invoke_syntax(prefix)
+    if prefix == DSML:
+        return syn
+    return TagSyntax(syn.param_open, syn.header_end, syn.param_header, syn.param_close, syn.call_close, lenient=True)
+
+
+def _dsml_invoke(prefix: str) -> Handler:
+    body = tag_call("deepseek_dsml", INVOKE_NAME, ">", _dsml_syntax(prefix))
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        m = read_header(eng.buf, e, ">", _SELF_CLOSING, final)
+        if m is None:
+            return None
+        if m:
+            eng.begin_call("deepseek_dsml", s)
+            eng.set_name(m.group("name").strip())
+            eng.args("{}")
+            eng.end_call(m.end())
+            eng.pos = m.end()
+            return True
+        return body(eng, s, e, final)
+
+    return handler
+
+
 _DSML_BLOCK = block_table(
-    {f"<{DSML}invoke": invoke_call("deepseek_dsml", DSML)},
-    (f"</{DSML}function_calls>", f"</{DSML}tool_calls>"),
+    {f"<{p}invoke": _dsml_invoke(p) for p in _DSML_PREFIXES},
+    tuple(f"</{p}{name}>" for p in _DSML_PREFIXES for name in DSML_SECTIONS),
 )
 
 
 def wire_deepseek_dsml(w: Wiring) -> None:
-    w.on(f"<{DSML}function_calls>", block(_DSML_BLOCK, f"<{DSML}invoke"))
-    w.on(f"<{DSML}tool_calls>", block(_DSML_BLOCK, f"<{DSML}invoke"))
+    for p in _DSML_PREFIXES:
+        for name in DSML_SECTIONS:
+            w.on(f"<{p}{name}>", block(_DSML_BLOCK, f"<{DSML}"))
 
 
 # glm45 ------------------------------------------------------------------------------------------------
@@ -199,9 +237,11 @@ SPECS = [
     ),
     FormatSpec(
         "deepseek_dsml",
-        "DeepSeek-V3.2",
+        "DeepSeek-V3.2 (function_calls), V4 / V4-Flash (tool_calls), V4.1 (` calls`, a space in every tag)",
         '<｜DSML｜function_calls> <｜DSML｜invoke name="NAME"> <｜DSML｜parameter name="K" string="true|false">V'
-        "</｜DSML｜parameter> </｜DSML｜invoke> </｜DSML｜function_calls>",
+        "</｜DSML｜parameter> </｜DSML｜invoke> </｜DSML｜function_calls> · <｜DSML｜tool_calls>...</｜DSML｜tool_calls> · "
+        '<｜DSML｜ calls> <｜DSML｜ invoke name="NAME"> <｜DSML｜ parameter ...>V</｜DSML｜ parameter> ... · '
+        '<｜DSML｜invoke name="NAME"/> (no arguments)',
         '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n<｜DSML｜parameter name="minutes" '
         'string="false">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
         wire_deepseek_dsml,

@@ -35,7 +35,13 @@ REASONING: dict[str, str] = {
     "[THINK]": "[/THINK]",
     "<|START_THINKING|>": "<|END_THINKING|>",
     "<|channel>thought": "<channel|>",
+    "<mm:think>": "</mm:think>",  # MiniMax-M3
+    "◁think▷": "◁/think▷",  # Kimi-VL-Thinking, Kimi-K2.5 (U+25C1 / U+25B7)
+    "<think:opensource>": "</think:opensource>",  # Tencent Hy3
 }
+# Closers that, with no opener before them, say the prompt had opened the reasoning (orphan closers): the
+# text before them is reasoning. Special tokens only; a format adds plain-text ones where it is named.
+ORPHAN_CLOSERS = ("</think>", "</mm:think>", "◁/think▷", "</think:opensource>", "<|END_THINKING|>")
 REASONING_DROPPED = ("<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>")
 
 
@@ -90,11 +96,16 @@ def pop_scope(eng: Engine, s: int, e: int, final: bool) -> bool:
     return True
 
 
-def open_reasoning(table_for: dict[str, MarkerTable], at_start_only: bool) -> Handler:
+def open_reasoning(
+    table_for: dict[str, MarkerTable], at_start_only: bool, pairs: dict[str, str] | None = None
+) -> Handler:
+    """An opener of ``pairs`` (default: :data:`REASONING`) pushes the reasoning scope of its closer."""
+    closers = REASONING if pairs is None else pairs
+
     def handler(eng: Engine, s: int, e: int, final: bool) -> bool:
         if at_start_only and (eng.seen_output or eng.reasoning_seen):
             return False
-        closer = REASONING[eng.buf[s:e]]
+        closer = closers[eng.buf[s:e]]
         eng.pos = e
         eng.orphan_window = False  # a written opener: its closer is not an orphan
         eng.begin_reasoning_segment()
