@@ -23,6 +23,7 @@ from .states.text import (
     ORPHAN_CLOSERS,
     REASONING,
     REASONING_DROPPED,
+    START_ONLY_REASONING,
     backticks,
     drop,
     end_of_output_only,
@@ -79,7 +80,7 @@ class Tables:
             gated = tuple(w.start) if not explicit else _unnamed_start_handlers(active)
         calls = {k: list(v) for k, v in w.markers.items()}
         # Reasoning wrappers: the shared ones, then the active formats' own (start-only flag per opener).
-        wrappers = {o: (c, o == "<think>") for o, c in REASONING.items()} | w.reasoning
+        wrappers = {o: (c, o in START_ONLY_REASONING) for o, c in REASONING.items()} | w.reasoning
         pairs = {o: c for o, (c, _) in wrappers.items()}
         closers = sorted(set(pairs.values()))
         # Reasoning scopes: the closer, control tokens, and (promote) the call openers.
@@ -122,7 +123,7 @@ class Tables:
         text.setdefault("</s>", []).append(end_of_output_only)
         for opener, (_, start_only) in wrappers.items():
             text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, start_only, pairs))
-        for closer in (*ORPHAN_CLOSERS, *(c for c, _ in w.reasoning.values())):
+        for closer in ORPHAN_CLOSERS:
             text.setdefault(closer, []).append(orphan_closer)  # markup, never text (reasoning rule)
         text.setdefault("`", []).append(backticks(w.fence_infos))
         text.setdefault("~~~", []).append(tildes)

@@ -11,7 +11,7 @@ import dataclasses
 import difflib
 from typing import Any
 
-from . import functionary, jsonic, marked, pyish, sections, tagged, tokens, unmarked
+from . import functionary, jsonic, marked, pyish, sections, tagged, thinking, tokens, unmarked
 from .base import FormatSpec, Wiring
 from .declared import BODY_KINDS, BodyKind, declare
 
@@ -42,7 +42,7 @@ BLOCK_CLOSERS: dict[str, str] = {
 }
 
 CATALOG: dict[str, FormatSpec] = {}
-for _module in (jsonic, tagged, tokens, marked, sections, functionary, pyish, unmarked):
+for _module in (jsonic, tagged, tokens, marked, thinking, sections, functionary, pyish, unmarked):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec
 

@@ -26,7 +26,7 @@ class Wiring:
     explicit: bool = False
     reasoning: dict[str, tuple[str, bool]] = field(default_factory=dict)
     """A format's own reasoning wrappers: opener -> (closer, opens only at the start of the output). Its
-    closer also ends primed reasoning and, orphaned, says the text before it was reasoning."""
+    closer also ends primed reasoning; a format whose template primes wires it as an orphan closer too."""
 
     def on(self, marker: str, handler: Handler) -> None:
         self.markers.setdefault(marker, []).append(handler)

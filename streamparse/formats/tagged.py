@@ -1,5 +1,5 @@
 """Formats whose arguments are text values in tags (text-value rule): qwen3_coder, seed_oss, xml_invoke, minimax,
-deepseek_dsml, glm45."""
+deepseek_dsml, minimax_m3, glm45."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from ..core.engine import Engine, Handler
 from ..core.lookahead import LOOKAHEAD, read_header, skip_ws, starts_or_prefix
 from ..core.scanner import split_ns
 from ..states.tag_body import TagCallState, TagSyntax
+from ..states.text import drop
+from ..states.xml_tree import XmlTreeState
 from .base import FormatSpec, Wiring
 from .openers import Decision, block, block_table, tag_call
 
@@ -161,6 +163,37 @@ def wire_deepseek_dsml(w: Wiring) -> None:
             w.on(f"<{p}{name}>", block(_DSML_BLOCK, f"<{DSML}"))
 
 
+# minimax_m3 -------------------------------------------------------------------------------------------
+
+# MiniMax-M3 writes its namespace token before every tag of a call; arguments are an element tree
+# (`<city>Paris</city>`, nested objects, repeated `<item>` for arrays). The token is removed from the
+# body; a tag the model wrote without it is read too.
+M3_NS = "]<]minimax[>["
+M3_INVOKE_NAME = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*>""")
+
+
+def m3_invoke(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    m = read_header(eng.buf, e, ">", M3_INVOKE_NAME, final)
+    if not m:
+        return m
+    eng.begin_call("minimax_m3", s)
+    eng.set_name(m.group("name").strip())
+    eng.pos = m.end()
+    eng.push(XmlTreeState("</invoke>", M3_NS))
+    return True
+
+
+_M3_BLOCK = block_table(
+    {f"{M3_NS}<invoke": m3_invoke, "<invoke": m3_invoke, M3_NS: drop},
+    (f"{M3_NS}</tool_call>", "</tool_call>"),
+)
+
+
+def wire_minimax_m3(w: Wiring) -> None:
+    w.on(f"{M3_NS}<tool_call>", block(_M3_BLOCK))
+    w.on(f"{M3_NS}<invoke", m3_invoke)  # models also write the invokes without the section
+
+
 # glm45 ------------------------------------------------------------------------------------------------
 
 GLM_SYNTAX = TagSyntax(
@@ -200,6 +233,8 @@ def glm45_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
 
 def wire_glm45(w: Wiring) -> None:
     w.on("<tool_call>", glm45_open)
+    if w.explicit:  # GLM-4.5+ interleave reasoning blocks with text and calls; only where GLM is named
+        w.reasoning["<think>"] = ("</think>", False)
 
 
 SPECS = [
@@ -245,6 +280,15 @@ SPECS = [
         '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n<｜DSML｜parameter name="minutes" '
         'string="false">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
         wire_deepseek_dsml,
+    ),
+    FormatSpec(
+        "minimax_m3",
+        "MiniMax-M3",
+        ']<]minimax[>[<tool_call> ]<]minimax[>[<invoke name="NAME"> ]<]minimax[>[<K>V]<]minimax[>[</K> ... '
+        "]<]minimax[>[</invoke> ]<]minimax[>[</tool_call> (nested <K> objects, repeated <item> arrays)",
+        ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="fare_quote">\n]<]minimax[>[<route>LIS-OPO'
+        "]<]minimax[>[</route>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>",
+        wire_minimax_m3,
     ),
     FormatSpec(
         "glm45",

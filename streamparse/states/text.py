@@ -38,7 +38,10 @@ REASONING: dict[str, str] = {
     "<mm:think>": "</mm:think>",  # MiniMax-M3
     "◁think▷": "◁/think▷",  # Kimi-VL-Thinking, Kimi-K2.5 (U+25C1 / U+25B7)
     "<think:opensource>": "</think:opensource>",  # Tencent Hy3
+    "<reasoning>": "</reasoning>",  # Reka Flash 3
 }
+# Openers that count only at the start of the output (later they are prose about tags).
+START_ONLY_REASONING = frozenset({"<think>", "<reasoning>"})
 # Closers that, with no opener before them, say the prompt had opened the reasoning (orphan closers): the
 # text before them is reasoning. Special tokens only; a format adds plain-text ones where it is named.
 ORPHAN_CLOSERS = ("</think>", "</mm:think>", "◁/think▷", "</think:opensource>", "<|END_THINKING|>")

@@ -1,0 +1,85 @@
+"""Families whose calls are another format's but whose reasoning is delimited in plain text or in tags prose
+also uses: apriel, granite_thinking, hunyuan. Such delimiters would misfire in other models' prose, so these
+formats are opt-in: active where named (their model presets name them), never under ``formats="auto"``.
+"""
+
+from __future__ import annotations
+
+from ..states.text import drop, orphan_closer
+from .base import FormatSpec, Wiring
+from .marked import granite_tag, granite_token
+from .sections import TOOL_CALLS_TAG, tool_calls_list
+
+# Apriel 1.5 / 1.6 (ServiceNow): reasoning, then the answer after `[BEGIN FINAL RESPONSE]`. 1.6's template
+# ends the prompt with the reasoning opener (primed); 1.5's asks for `[BEGIN FINAL RESPONSE] ...
+# [END FINAL RESPONSE]` around the answer, whose closer is markup.
+APRIEL_OPEN = "Here are my reasoning steps:"
+APRIEL_CLOSE = "[BEGIN FINAL RESPONSE]"
+APRIEL_END = "[END FINAL RESPONSE]"
+
+
+def wire_apriel(w: Wiring) -> None:
+    w.on(TOOL_CALLS_TAG, tool_calls_list("apriel"))
+    w.reasoning[APRIEL_OPEN] = (APRIEL_CLOSE, True)
+    w.on(APRIEL_CLOSE, orphan_closer)  # 1.6 primes the opener: the answer marker alone ends the reasoning
+    w.on(APRIEL_END, drop)
+
+
+# Granite 3.2 with thinking on writes both markers itself (vLLM's granite reasoning parser; "Here's" is
+# seen from quantised models too). The response marker ends the reasoning.
+GRANITE_OPENS = ("Here is my thought process:", "Here's my thought process:")
+GRANITE_CLOSES = ("Here is my response:", "Here's my response:")
+
+
+def wire_granite_thinking(w: Wiring) -> None:
+    w.on("<|tool_call|>", granite_token)
+    w.on("<tool_call>", granite_tag)
+    for opener, closer in zip(GRANITE_OPENS, GRANITE_CLOSES, strict=True):
+        w.reasoning[opener] = (closer, True)
+
+
+# Hunyuan-A13B: `<think>\n...\n</think>\n<answer>\n...\n</answer>`, calls as a JSON list in <tool_calls>
+# inside the answer (vLLM's hunyuan_a13b parsers). The answer tags are markup.
+HUNYUAN_ANSWER = ("<answer>", "</answer>")
+
+
+def wire_hunyuan(w: Wiring) -> None:
+    w.on(TOOL_CALLS_TAG, tool_calls_list("hunyuan"))
+    for tag in HUNYUAN_ANSWER:
+        w.on(tag, drop)
+
+
+_CALL = '<tool_calls>[{"name": "set_alarm", "arguments": {"minutes": 15}}]</tool_calls>'
+
+SPECS = [
+    FormatSpec(
+        "apriel",
+        "ServiceNow Apriel 1.5 / 1.6 (Thinker)",
+        "Here are my reasoning steps: ... [BEGIN FINAL RESPONSE] ANSWER [END FINAL RESPONSE] · "
+        '<tool_calls>[{"name": NAME, "arguments": ARGS}, ...]</tool_calls>',
+        "Here are my reasoning steps:\nSet it.\n[BEGIN FINAL RESPONSE]\nDone.\n" + _CALL,
+        wire_apriel,
+        opt_in=True,
+        primed=True,
+        notes="opt-in (plain-text reasoning markers); 1.6's template writes the opener in the prompt.",
+    ),
+    FormatSpec(
+        "granite_thinking",
+        "Granite 3.2 with thinking on",
+        "Here is my thought process: ... Here is my response: ANSWER · granite's calls",
+        'Here is my thought process:\nSet it.\nHere is my response:\n<|tool_call|>[{"name": "set_alarm", '
+        '"arguments": {"minutes": 15}}]',
+        wire_granite_thinking,
+        opt_in=True,
+        notes="opt-in (plain-text reasoning markers); calls are granite's.",
+    ),
+    FormatSpec(
+        "hunyuan",
+        "Tencent Hunyuan-A13B",
+        '<think> ... </think> <answer> ANSWER <tool_calls>[{"name": NAME, "arguments": ARGS}]</tool_calls> </answer>',
+        "<think>\nSet it.\n</think>\n<answer>\n" + _CALL + "\n</answer>",
+        wire_hunyuan,
+        opt_in=True,
+        notes="opt-in (<answer> tags are removed).",
+    ),
+]
