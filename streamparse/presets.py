@@ -201,8 +201,6 @@ RULES: tuple[Rule, ...] = (
     Rule(r"phi-?4-?mini", "phi-4-mini", ("phi4_mini",)),
     Rule(r"internlm-?2", "internlm2", ("internlm",)),
     Rule(r"internlm-?3", "internlm3", ("internlm",)),
-    Rule(r"command-?a-?reasoning", "command-a-reasoning", ("command_r",), True,
-         note="the template opens <|START_THINKING|> in the prompt when thinking is on"),
     Rule(r"north", "cohere-north", ("command_r",), requires=r"cohere",
          note="Command A family: <|START_THINKING|> reasoning, <|START_ACTION|> calls"),
     Rule(r"command-?r7b", "command-r7b", ("command_r",)),
@@ -323,7 +321,7 @@ THINKING_PRIMES = frozenset(
         "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
         "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
-        "command-a-reasoning", "cohere-north", "minimax-m3",
+        "minimax-m3",
     }
 )  # fmt: skip
 _THINKING_KEYS = ("enable_thinking", "thinking")
