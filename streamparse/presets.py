@@ -329,9 +329,10 @@ _THINKING_KEYS = ("enable_thinking", "thinking")
 
 def start_in_reasoning_for(model_id: str, chat_template_kwargs: dict[str, Any] | None = None) -> bool:
     """Whether the output of ``model_id`` starts inside reasoning, given the request's
-    ``chat_template_kwargs``: ``enable_thinking`` / ``thinking`` (MiniMax-M3: ``thinking_mode``) false means the template closed (or never
-    opened) the reasoning, true means it opened it for the families in :data:`THINKING_PRIMES`; without
-    them the preset decides. The proxy and the vLLM adapter call this with the request they serve."""
+    ``chat_template_kwargs``: ``enable_thinking`` / ``thinking`` (MiniMax-M3: ``thinking_mode``) false
+    means the template closed (or never opened) the reasoning, true means it opened it for the families in
+    :data:`THINKING_PRIMES`; without them the preset decides. The proxy and the vLLM adapter call this with
+    the request they serve."""
     preset = preset_for(model_id)
     kwargs = dict(chat_template_kwargs or {})
     mode = kwargs.get("thinking_mode")  # MiniMax-M3: "enabled" / "disabled"

@@ -73,7 +73,7 @@ def test_deepseek_dsml_self_closing_invoke_is_a_call_without_arguments() -> None
 def test_deepseek_dsml_string_values_are_unescaped_text() -> None:
     text = (
         '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="w">\n<｜DSML｜parameter name="s" string="true">'
-        "x &amp; <b>{\"k\": 1}</b>\n  indented</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+        'x &amp; <b>{"k": 1}</b>\n  indented</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'
     )
     result = check_stream(text)
     assert calls(result) == [("w", {"s": 'x &amp; <b>{"k": 1}</b>\n  indented'})]
@@ -191,7 +191,7 @@ def test_minimax_m3_invoke_without_the_section_and_the_cut_call() -> None:
     text = f'Running.{NS}<invoke name="bash">{NS}<command>ls -la{NS}</command>{NS}</invoke>'
     result = check_stream(text)
     assert calls(result) == [("bash", {"command": "ls -la"})] and result.text == "Running."
-    cut = check_stream(f"Running.{NS}<tool_call>\n{NS}<invoke name=\"bash\">{NS}<command>ls")
+    cut = check_stream(f'Running.{NS}<tool_call>\n{NS}<invoke name="bash">{NS}<command>ls')
     assert calls(cut) == [] and reasons(cut) == ["truncated"] and cut.text == "Running."
 
 
@@ -238,7 +238,7 @@ def test_muse_doubled_name_of_a_bare_declared_tool_is_the_tool() -> None:
 
 def test_muse_answer_message_is_text_and_calls_quoted_in_reasoning_are_not_calls() -> None:
     text = (
-        " to=self<|message|>They wrote <atem:function_calls><atem:invoke name=\"x\"></atem:invoke>"
+        ' to=self<|message|>They wrote <atem:function_calls><atem:invoke name="x"></atem:invoke>'
         "</atem:function_calls> earlier.<|eom|><|start|>assistant to=user<|message|>It is sunny.<|eot|>"
     )
     result = check_stream(text)
@@ -385,7 +385,11 @@ def test_reka_reasoning_tag_counts_only_at_the_start() -> None:
             "<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
             [("f", {"x": "1"})],
         ),
-        ("speakleash/Bielik-11B-v2.6-Instruct", '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>', [("f", {})]),
+        (
+            "speakleash/Bielik-11B-v2.6-Instruct",
+            '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>',
+            [("f", {})],
+        ),
         ("RekaAI/reka-flash-3.1", '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>', [("f", {})]),
         (
             "cohere-north",

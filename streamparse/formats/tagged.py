@@ -274,7 +274,8 @@ SPECS = [
         "deepseek_dsml",
         "DeepSeek-V3.2 (function_calls), V4 / V4-Flash (tool_calls), V4.1 (` calls`, a space in every tag)",
         '<｜DSML｜function_calls> <｜DSML｜invoke name="NAME"> <｜DSML｜parameter name="K" string="true|false">V'
-        "</｜DSML｜parameter> </｜DSML｜invoke> </｜DSML｜function_calls> · <｜DSML｜tool_calls>...</｜DSML｜tool_calls> · "
+        "</｜DSML｜parameter> </｜DSML｜invoke> </｜DSML｜function_calls> · "
+        "<｜DSML｜tool_calls>...</｜DSML｜tool_calls> · "
         '<｜DSML｜ calls> <｜DSML｜ invoke name="NAME"> <｜DSML｜ parameter ...>V</｜DSML｜ parameter> ... · '
         '<｜DSML｜invoke name="NAME"/> (no arguments)',
         '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n<｜DSML｜parameter name="minutes" '
