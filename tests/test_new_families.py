@@ -268,7 +268,12 @@ def test_harmony_is_unchanged_beside_muse() -> None:
 
 @pytest.mark.parametrize(
     ("opener", "closer"),
-    [("<mm:think>", "</mm:think>"), ("◁think▷", "◁/think▷"), ("<think:opensource>", "</think:opensource>")],
+    [
+        ("<mm:think>", "</mm:think>"),
+        ("◁think▷", "◁/think▷"),
+        ("<think:opensource>", "</think:opensource>"),
+        ("[unused16]", "[unused17]"),
+    ],
 )
 def test_token_reasoning_wrappers_written_primed_and_orphaned(opener: str, closer: str) -> None:
     written = check_stream(f"{opener}Plan.{closer}Hello")
@@ -410,3 +415,12 @@ def test_every_new_format_parses_its_own_example() -> None:
     for name in ("minimax_m3", "muse", "apriel", "granite_thinking", "hunyuan"):
         result = check_stream(formats.CATALOG[name].example, formats=[name])
         assert calls(result) == [(calls(result)[0][0], calls(result)[0][1])] and reasons(result) == []
+
+
+def test_inkling_typed_content_blocks() -> None:
+    text = (
+        "<|message_model|><|content_thinking|>Plan.<|end_message|><|message_model|><|content_text|>Hi."
+        "<|end_message|><|content_model_end_sampling|>"
+    )  # SGLang's InklingDetector: reasoning and text blocks, control tokens never text
+    result = check_stream(text)
+    assert (result.reasoning, result.text) == ("Plan.", "Hi.")
