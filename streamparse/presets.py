@@ -321,10 +321,10 @@ THINKING_PRIMES = frozenset(
         "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
         "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
-        "minimax-m3",
+        "minimax-m3", "cohere-north",
     }
 )  # fmt: skip
-_THINKING_KEYS = ("enable_thinking", "thinking")
+_THINKING_KEYS = ("enable_thinking", "thinking", "reasoning")  # `reasoning`: Cohere's templates
 
 
 def start_in_reasoning_for(model_id: str, chat_template_kwargs: dict[str, Any] | None = None) -> bool:
