@@ -13,9 +13,10 @@ from typing import Any, Literal
 from . import formats as catalog
 from .core.engine import Engine, Handler, MarkerTable, ScanState, State
 from .formats import unmarked
-from .formats.base import Wiring
+from .formats.base import DeclaredReasoning, Wiring
 from .formats.openers import unparsed_block
 from .formats.pyish import pythonic_after_prose
+from .states.declared_text import open_declared_reasoning
 from .states.gates import FALLBACK_MODES, START_FALLBACK
 from .states.start import StartState, intent_handlers
 from .states.text import (
@@ -79,14 +80,12 @@ class Tables:
         if fallback == "gated":
             gated = tuple(w.start) if not explicit else _unnamed_start_handlers(active)
         calls = {k: list(v) for k, v in w.markers.items()}
-        # Reasoning wrappers: the shared ones, then the active formats' own (start-only flag per opener).
-        wrappers = {o: (c, o in START_ONLY_REASONING) for o, c in REASONING.items()} | w.reasoning
-        pairs = {o: c for o, (c, _) in wrappers.items()}
-        closers = sorted(set(pairs.values()))
         # Reasoning scopes: the closer, control tokens, and (promote) the call openers.
         self.reasoning: dict[str, MarkerTable] = {}
+        declared = [r for r in w.reasoning if r.open not in REASONING]  # the built-in table wins
+        closers = set(REASONING.values()) | {r.close for r in declared if r.open is not None}
         for closer in closers:
-            handlers: dict[str, list[Handler]] = {t: [drop] for t in CONTROL_TOKENS}
+            handlers: dict[str, list[Handler]] = {t: [drop] for t in (*CONTROL_TOKENS, *w.dropped)}
             for t in REASONING_DROPPED:
                 handlers[t] = [drop]
             if promote:
@@ -100,7 +99,7 @@ class Tables:
         # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
         primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
         primed["<think>"] = [written_opener(self.reasoning["</think>"])]
-        for closer in closers:  # the prompt may have opened any family's reasoning: each closer ends it
+        for closer in set(REASONING.values()):  # the prompt may have opened any family's reasoning
             primed.setdefault(closer, []).insert(0, pop_scope)
         primed_ns: dict[str, list[Handler]] = {}
         if not promote:
@@ -108,8 +107,9 @@ class Tables:
                 if k not in _REASONING_CHANNELS:
                     primed.setdefault(k, []).append(end_primed_reasoning)
             primed_ns = {k: [end_primed_reasoning] for k in w.ns}
-        self.primed = MarkerTable(primed, primed_ns or None) if not promote else MarkerTable(primed, w.ns)
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
+        _declared_scopes(w, declared, self.reasoning, primed, text)
+        self.primed = MarkerTable(primed, primed_ns or None) if not promote else MarkerTable(primed, w.ns)
         if tools and "pythonic" in active:
             # A pythonic list after prose, for declared tools only: without tools `[` is never a marker
             # (the commonest character of markdown stays on the fast path).
@@ -121,8 +121,11 @@ class Tables:
         for t in CONTROL_TOKENS:
             text.setdefault(t, []).append(drop)
         text.setdefault("</s>", []).append(end_of_output_only)
-        for opener, (_, start_only) in wrappers.items():
-            text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, start_only, pairs))
+        # A format may let a built-in opener open anywhere (GLM's interleaved <think> where glm45 is named).
+        anywhere = {r.open for r in w.reasoning if not r.start_only}
+        for opener in REASONING:
+            start_only = opener in START_ONLY_REASONING and opener not in anywhere
+            text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, start_only))
         for closer in ORPHAN_CLOSERS:
             text.setdefault(closer, []).append(orphan_closer)  # markup, never text (reasoning rule)
         text.setdefault("`", []).append(backticks(w.fence_infos))
@@ -131,6 +134,29 @@ class Tables:
             for marker, handler in intent_handlers(gated, lambda: self.text).items():
                 text.setdefault(marker, []).append(handler)
         self.text = MarkerTable(text, w.ns)
+
+
+def _declared_scopes(
+    w: Wiring,
+    declared: list[DeclaredReasoning],
+    reasoning: dict[str, MarkerTable],
+    primed: dict[str, list[Handler]],
+    text: dict[str, list[Handler]],
+) -> None:
+    """The reasoning delimiters, content wrappers and control tokens of declared formats (their
+    declarations, formats/declaration.py) in the visible-text and primed scopes."""
+    for r in declared:
+        if r.open is not None:
+            text.setdefault(r.open, []).insert(0, open_declared_reasoning(reasoning[r.close], r.start_only))
+            if r.primed:
+                primed[r.open] = [written_opener(reasoning[r.close])]
+        primed.setdefault(r.close, []).insert(0, pop_scope)
+        text.setdefault(r.close, []).append(orphan_closer)  # end-only, or an orphan: markup, never text
+    for m in w.wrappers:
+        primed.setdefault(m, []).append(end_primed_reasoning)  # the model answered: primed reasoning is over
+    for m in (*w.wrappers, *w.dropped):
+        text.setdefault(m, []).append(drop)
+        primed.setdefault(m, []).append(drop)
 
 
 def _unnamed_start_handlers(active: tuple[str, ...]) -> tuple[Handler, ...]:

@@ -2,7 +2,8 @@
 
 Adding a format is one :class:`FormatSpec` in one of the modules below, built from the handler
 factories in :mod:`streamparse.formats.openers` and the engine's shared states. Outside the package, a
-format is declared by its markers and body kind (:func:`declare`) and added with :func:`register`.
+format is declared as data (:class:`Declaration`, :func:`declare`, :func:`load`) and added with
+:func:`register`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,23 @@ from typing import Any
 
 from . import functionary, jsonic, marked, pyish, sections, tagged, thinking, tokens, unmarked
 from .base import FormatSpec, Wiring
+from .declaration import (
+    ArgsSpec,
+    Call,
+    Declaration,
+    HeaderName,
+    IdSpec,
+    JsonArgs,
+    JsonName,
+    NameSpec,
+    Reasoning,
+    Section,
+    TaggedArgs,
+    Values,
+    Wrapper,
+    dump,
+    load,
+)
 from .declared import BODY_KINDS, BodyKind, declare
 
 __all__ = [
@@ -22,6 +40,22 @@ __all__ = [
     "BODY_KINDS",
     "BodyKind",
     "declare",
+    "Declaration",
+    "Call",
+    "Section",
+    "Reasoning",
+    "Wrapper",
+    "JsonName",
+    "HeaderName",
+    "JsonArgs",
+    "TaggedArgs",
+    "Values",
+    "IdSpec",
+    "NameSpec",
+    "ArgsSpec",
+    "load",
+    "dump",
+    "declaration_of",
     "register",
     "unregister",
     "generation",
@@ -58,17 +92,22 @@ def generation() -> int:
     return _generation
 
 
-def register(spec: FormatSpec, *, auto: bool = False) -> FormatSpec:
+def register(spec: FormatSpec | Declaration, *, auto: bool | None = None) -> FormatSpec:
     """Add a format to the catalog; returns the spec as registered.
 
-    ``spec`` is usually built by :func:`declare`. ``auto``: also active under ``formats="auto"`` (and for
-    unknown models); by default it is on only where named (``formats=["name", ...]``), because an opener
-    the catalog does not know might occur in the prose of other models. Later formats claim a shared
+    ``spec`` is usually built by :func:`declare` (a :class:`Declaration` is compiled first, and ``auto``
+    defaults to its own). ``auto``: also active under ``formats="auto"`` (and for unknown models); by
+    default it is on only where named (``formats=["name", ...]``), because an opener the catalog does not
+    know might occur in the prose of other models. Later formats claim a shared
     opener after the built-in ones. Raises ``ValueError`` for a name already in the catalog.
     """
     global ORDER, _generation
+    if isinstance(spec, Declaration):
+        if auto is None:
+            auto = spec.auto
+        spec = declare(spec)
     if not isinstance(spec, FormatSpec):
-        raise ValueError(f"register() takes a FormatSpec (see formats.declare), got {spec!r}")
+        raise ValueError(f"register() takes a FormatSpec or a Declaration (see formats.declare), got {spec!r}")
     if spec.name in CATALOG:
         raise ValueError(f"format {spec.name!r} is already in the catalog")
     spec = dataclasses.replace(spec, opt_in=not auto)
@@ -89,6 +128,12 @@ def unregister(name: str) -> None:
     _MARKERS.pop(name, None)
     ORDER = tuple(n for n in ORDER if n != name)
     _generation += 1
+
+
+def declaration_of(name: str) -> Declaration | None:
+    """The declaration a catalog format was compiled from (None for a format written as code)."""
+    decl = get(name).declaration
+    return decl if isinstance(decl, Declaration) else None
 
 
 def names() -> list[str]:

@@ -8,6 +8,16 @@ from dataclasses import dataclass, field
 from ..core.engine import Handler
 
 
+@dataclass(frozen=True)
+class DeclaredReasoning:
+    """One reasoning delimiter pair a declared format adds to the text scopes."""
+
+    open: str | None
+    close: str
+    primed: bool
+    start_only: bool
+
+
 @dataclass
 class Wiring:
     """Markers of the visible-text scope, collected from every active format in catalog order.
@@ -24,12 +34,20 @@ class Wiring:
     start: list[Handler] = field(default_factory=list)
     active: frozenset[str] = frozenset()
     explicit: bool = False
-    reasoning: dict[str, tuple[str, bool]] = field(default_factory=dict)
-    """A format's own reasoning wrappers: opener -> (closer, opens only at the start of the output). Its
-    closer also ends primed reasoning; a format whose template primes wires it as an orphan closer too."""
+    # Declared formats (formats/compiler.py): reasoning delimiters (opener or None for end-only), the
+    # closers a primed output may end with, and markup removed from visible text (content wrappers,
+    # control tokens). config.py builds them into its text and reasoning scopes.
+    reasoning: list[DeclaredReasoning] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # control tokens: removed in text and reasoning
+    wrappers: list[str] = field(default_factory=list)  # content wrappers: removed in text; end primed reasoning
 
     def on(self, marker: str, handler: Handler) -> None:
         self.markers.setdefault(marker, []).append(handler)
+
+    def add_reasoning(self, open: str | None, close: str, *, primed: bool = False, start_only: bool = True) -> None:
+        r = DeclaredReasoning(open, close, primed, start_only)
+        if r not in self.reasoning:
+            self.reasoning.append(r)
 
     def on_ns(self, suffix: str, handler: Handler) -> None:
         self.ns.setdefault(suffix, []).append(handler)
@@ -47,3 +65,4 @@ class FormatSpec:
     opt_in: bool = False  # not part of formats="auto" (key_value)
     primed: bool = False  # its template opens reasoning in the prompt (reasoning rule)
     notes: str = ""
+    declaration: object | None = field(default=None, compare=False)  # the Declaration it was compiled from

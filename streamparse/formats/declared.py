@@ -1,11 +1,14 @@
-"""Formats declared by their markers and body kind: the public way to add a format without forking.
+"""Formats declared as data: the public way to add a format without forking.
 
-:func:`declare` builds an ordinary :class:`~streamparse.formats.base.FormatSpec` whose ``wire`` uses the
-same handler factories and body states as the built-in formats (:mod:`streamparse.formats.openers`), so a
-declared format gets what they get: chunking invariance, repairs, validation, the call life cycle,
-``max_call_chars``, snapshots. :func:`streamparse.formats.register` adds it to the catalog.
+:func:`declare` takes a :class:`~streamparse.formats.declaration.Declaration` (or its dict / JSON form)
+and compiles it (:mod:`streamparse.formats.compiler`) into an ordinary
+:class:`~streamparse.formats.base.FormatSpec` whose ``wire`` uses the same handler factories and body states
+as the built-in formats, so a declared format gets what they get: chunking invariance, repairs,
+validation, the call life cycle, ``max_call_chars``, snapshots. :func:`streamparse.formats.register` adds it
+to the catalog.
 
-Body kinds (``OPEN``/``CLOSE`` are the markers, ``NAME`` a tool name, ``ARGS`` a JSON object):
+The keyword form, by markers and body kind, builds a declaration (``OPEN``/``CLOSE`` are the markers,
+``NAME`` a tool name, ``ARGS`` a JSON object):
 
 - ``"json_object"``: ``OPEN {"name": NAME, "arguments": ARGS} CLOSE`` (also ``"parameters"``, a list of
   such objects, or several objects separated by commas), as hermes.
@@ -18,66 +21,23 @@ Without ``close`` (json kinds only) a call ends when its JSON closes (early comp
 
 from __future__ import annotations
 
-import re
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
-from ..core.engine import Handler
-from ..states.tag_body import TagSyntax
-from .base import FormatSpec, Wiring
-from .openers import json_call, named_json, tag_call
+from .base import FormatSpec
+from .compiler import compile_declaration
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs, load
 
 __all__ = ["BodyKind", "BODY_KINDS", "declare"]
 
 BodyKind: TypeAlias = Literal["json_object", "json_args", "tag_params"]
 BODY_KINDS: tuple[BodyKind, ...] = ("json_object", "json_args", "tag_params")
-_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
-
-
-def _header(end: str, group: str) -> re.Pattern[str]:
-    """A tool name (or parameter key) between optional blanks, then ``end``."""
-    return re.compile(r"[ \t]*(?P<" + group + r">[\w.\-]{1,200})[ \t]*" + re.escape(end))
-
-
-def _check_marker(label: str, marker: str | None, required: bool = True) -> None:
-    if marker is None and not required:
-        return
-    if not isinstance(marker, str) or not marker.strip():
-        raise ValueError(f"{label} must be a non-blank string, got {marker!r}")
-    if marker[0].isspace():
-        raise ValueError(f"{label} must not start with whitespace, got {marker!r}")
-
-
-def _handler(
-    name: str,
-    body: BodyKind,
-    close: str | None,
-    name_end: str,
-    param_open: str,
-    param_end: str,
-    param_close: str,
-) -> Handler:
-    closers = (close,) if close is not None else ()
-    if body == "json_object":
-        return json_call(name, closers, lists=True, several=close is not None)
-    if body == "json_args":
-        return named_json(name, _header(name_end, "name"), name_end, closers)
-    assert close is not None
-    syntax = TagSyntax(
-        param_open=param_open,
-        header_end=param_end,
-        param_header=_header(param_end, "key"),
-        param_close=param_close,
-        call_close=close,
-        lenient=True,
-    )
-    return tag_call(name, _header(name_end, "name"), name_end, syntax)
 
 
 def declare(
-    name: str,
+    name: str | Declaration | dict[str, Any],
     *,
-    open: str,
-    close: str | None,
+    open: str | None = None,
+    close: str | None = None,
     body: BodyKind = "json_object",
     name_end: str = ">",
     param_open: str = "<parameter=",
@@ -87,50 +47,64 @@ def declare(
     example: str = "",
     notes: str = "",
 ) -> FormatSpec:
-    """A format spec from its markers and body kind (see the module docstring); register it with
-    :func:`streamparse.formats.register`.
+    """A format spec from a declaration, or from markers and a body kind (see the module docstring);
+    register it with :func:`streamparse.formats.register`.
 
-    ``name``: lower-case identifier (``[a-z][a-z0-9_]*``), the name ``formats=[...]`` uses. ``open``: the
-    marker that begins a call (must not occur in ordinary prose). ``close``: the marker that ends it, or
-    None (json kinds) when the call ends with its JSON. ``name_end`` ends the tool name after ``open``
-    (``json_args``, ``tag_params``); ``param_*`` spell a parameter (``tag_params``). ``example``: one output
-    with a call, used by ``streamparse formats`` and the tests (default: built from the markers).
+    ``name``: a :class:`Declaration` (or its ``to_dict()`` form), or the lower-case identifier
+    (``[a-z][a-z0-9_]*``) of a format given by keywords. ``open``: the marker that begins a call (must not
+    occur in ordinary prose). ``close``: the marker that ends it, or None (json kinds) when the call ends
+    with its JSON. ``name_end`` ends the tool name after ``open`` (``json_args``, ``tag_params``);
+    ``param_*`` spell a parameter (``tag_params``). ``example``: one output with a call, used by
+    ``streamparse formats`` and the tests (default: built from the markers).
     Raises ``ValueError`` for an invalid declaration (never at parse time).
     """
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ValueError(f"format name must match [a-z][a-z0-9_]*, got {name!r}")
+    if isinstance(name, (Declaration, dict)):
+        if open is not None or close is not None:
+            raise ValueError("declare() takes a Declaration or keywords, not both")
+        return compile_declaration(load(name))
+    return compile_declaration(
+        keyword_declaration(
+            name,
+            open=open,
+            close=close,
+            body=body,
+            name_end=name_end,
+            param_open=param_open,
+            param_end=param_end,
+            param_close=param_close,
+            models=models,
+            example=example,
+            notes=notes,
+        )
+    )
+
+
+def keyword_declaration(
+    name: str,
+    *,
+    open: str | None,
+    close: str | None,
+    body: BodyKind,
+    name_end: str,
+    param_open: str,
+    param_end: str,
+    param_close: str,
+    models: str,
+    example: str,
+    notes: str,
+) -> Declaration:
+    """The declaration the keyword form of :func:`declare` stands for."""
     if body not in BODY_KINDS:
         raise ValueError(f"body must be one of {BODY_KINDS}, not {body!r}")
-    _check_marker("open", open)
-    _check_marker("close", close, required=body == "tag_params")
-    if close is not None and close == open:
-        raise ValueError("open and close must differ")
-    if body != "json_object":
-        _check_marker("name_end", name_end)
-    if body == "tag_params":
-        for label, marker in (("param_open", param_open), ("param_end", param_end), ("param_close", param_close)):
-            _check_marker(label, marker)
-    handler = _handler(name, body, close, name_end, param_open, param_end, param_close)
-
-    def wire(w: Wiring) -> None:
-        w.on(open, handler)
-
-    tail = close or ""
+    if open is None:
+        raise ValueError("open must be a non-blank string, got None")
+    if body == "tag_params" and close is None:
+        raise ValueError("close must be a non-blank string for tag_params, got None")
+    call: Call
     if body == "json_object":
-        delimiters = f'{open}{{"name": NAME, "arguments": ARGS}}{tail}'
-        default = f'{open}{{"name": "get_time", "arguments": {{"zone": "UTC"}}}}{tail}'
+        call = Call(open, close, JsonName())
     elif body == "json_args":
-        delimiters = f"{open}NAME{name_end}ARGS{tail}"
-        default = f'{open}get_time{name_end}{{"zone": "UTC"}}{tail}'
+        call = Call(open, close, HeaderName(name_end), JsonArgs())
     else:
-        delimiters = f"{open}NAME{name_end}{param_open}KEY{param_end}VALUE{param_close}...{tail}"
-        default = f"{open}get_time{name_end}{param_open}zone{param_end}UTC{param_close}{tail}"
-    return FormatSpec(
-        name=name,
-        models=models or "declared",
-        delimiters=delimiters,
-        example=example or default,
-        wire=wire,
-        opt_in=True,
-        notes=notes or f"declared format ({body})",
-    )
+        call = Call(open, close, HeaderName(name_end), TaggedArgs(param_open, param_end, param_close))
+    return Declaration(name, call, models=models, example=example, notes=notes or f"declared format ({body})")

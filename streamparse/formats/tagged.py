@@ -234,7 +234,7 @@ def glm45_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
 def wire_glm45(w: Wiring) -> None:
     w.on("<tool_call>", glm45_open)
     if w.explicit:  # GLM-4.5+ interleave reasoning blocks with text and calls; only where GLM is named
-        w.reasoning["<think>"] = ("</think>", False)
+        w.add_reasoning("<think>", "</think>", start_only=False)
 
 
 SPECS = [

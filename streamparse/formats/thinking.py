@@ -5,7 +5,6 @@ formats are opt-in: active where named (their model presets name them), never un
 
 from __future__ import annotations
 
-from ..states.text import drop, orphan_closer
 from .base import FormatSpec, Wiring
 from .marked import granite_tag, granite_token
 from .sections import TOOL_CALLS_TAG, tool_calls_list
@@ -20,9 +19,9 @@ APRIEL_END = "[END FINAL RESPONSE]"
 
 def wire_apriel(w: Wiring) -> None:
     w.on(TOOL_CALLS_TAG, tool_calls_list("apriel"))
-    w.reasoning[APRIEL_OPEN] = (APRIEL_CLOSE, True)
-    w.on(APRIEL_CLOSE, orphan_closer)  # 1.6 primes the opener: the answer marker alone ends the reasoning
-    w.on(APRIEL_END, drop)
+    # 1.6 primes the opener: the answer marker alone ends the reasoning (an orphan closer otherwise).
+    w.add_reasoning(APRIEL_OPEN, APRIEL_CLOSE, primed=True)
+    w.wrappers.append(APRIEL_END)
 
 
 # Granite 3.2 with thinking on writes both markers itself (vLLM's granite reasoning parser; "Here's" is
@@ -35,7 +34,7 @@ def wire_granite_thinking(w: Wiring) -> None:
     w.on("<|tool_call|>", granite_token)
     w.on("<tool_call>", granite_tag)
     for opener, closer in zip(GRANITE_OPENS, GRANITE_CLOSES, strict=True):
-        w.reasoning[opener] = (closer, True)
+        w.add_reasoning(opener, closer)
 
 
 # Hunyuan-A13B: `<think>\n...\n</think>\n<answer>\n...\n</answer>`, calls as a JSON list in <tool_calls>
@@ -45,8 +44,7 @@ HUNYUAN_ANSWER = ("<answer>", "</answer>")
 
 def wire_hunyuan(w: Wiring) -> None:
     w.on(TOOL_CALLS_TAG, tool_calls_list("hunyuan"))
-    for tag in HUNYUAN_ANSWER:
-        w.on(tag, drop)
+    w.wrappers.extend(HUNYUAN_ANSWER)
 
 
 _CALL = '<tool_calls>[{"name": "set_alarm", "arguments": {"minutes": 15}}]</tool_calls>'

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
-from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
 from ..states.tag_body import TagCallState
@@ -298,8 +298,9 @@ def muse_start(eng: Engine, s: int, e: int, final: bool) -> Decision:
 
 def muse_first(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """The first message: `` to=self<|message|>`` at the very start of the output (start rule)."""
-    if not eng.buf.startswith("to=", s):
-        return False if len(eng.buf) >= s + 3 or final else None
+    ok = starts_or_prefix(eng.buf, s, "to=")
+    if not ok:
+        return None if ok is None and not final else False
     return _muse_message(eng, s, s, final, "")
 
 

@@ -43,10 +43,28 @@ class CallExtractor:
         "need_args_key",
         "saw_args",
         "lenient",
+        "name_keys",
+        "args_keys",
     )
 
-    def __init__(self, eng: Engine, fmt: str, base: int, each: bool, fallback: bool = False) -> None:
+    def __init__(
+        self,
+        eng: Engine,
+        fmt: str,
+        base: int,
+        each: bool,
+        fallback: bool = False,
+        fields: tuple[str, tuple[str, ...]] | None = None,
+        nested: str = "",
+    ) -> None:
         self.eng = eng
+        # Declared field names (formats/declaration.py JsonName): only these name the tool and hold the
+        # arguments; the default accepts every spelling of the ``json`` format.
+        self.name_keys = NAME_KEYS
+        self.args_keys: frozenset[str] = ARGS_KEYS
+        if fields is not None:
+            self.name_keys = {fields[0]: "name", **({nested: "function"} if nested else {})}
+            self.args_keys = frozenset(fields[1])
         self.fmt = fmt
         self.base = base
         self.each = each  # one candidate per object (list forms); else the opener began the candidate
@@ -107,11 +125,11 @@ class CallExtractor:
         if not self._member(depth):
             return
         call = self.eng.call
-        if key in ARGS_KEYS:
+        if key in self.args_keys:
             self.role = None if self.saw_args else "args"
             self.saw_args = True
-        elif key in NAME_KEYS:
-            role = NAME_KEYS[key]
+        elif key in self.name_keys:
+            role = self.name_keys[key]
             named = call is not None and call.name is not None
             self.role = None if (named and role == "name") else role
         else:
@@ -228,6 +246,8 @@ class _JsonBody(State):
                     ends=self.ends,
                     stops=self.stops,
                     several=True,
+                    fields=self.fields,
+                    nested=self.nested,
                 )
                 return True
         if self.fenced:
@@ -324,7 +344,7 @@ class _JsonBody(State):
 class JsonCallState(_JsonBody):
     """One call object (the opener began the candidate) or a list of call objects, then a closer."""
 
-    __slots__ = ("fmt", "sink", "list_form", "several")
+    __slots__ = ("fmt", "sink", "list_form", "several", "fields", "nested")
 
     def __init__(
         self,
@@ -339,8 +359,12 @@ class JsonCallState(_JsonBody):
         ends: tuple[str, ...] | None = None,
         stops: tuple[str, ...] = (),
         several: bool = False,
+        fields: tuple[str, tuple[str, ...]] | None = None,
+        nested: str = "",
     ) -> None:
         self.fmt = fmt
+        self.fields = fields
+        self.nested = nested
         # ``{...}, {...}`` before the closer: each object is a call of its own (Qwen-style output).
         self.several = several
         self.closers = closers
@@ -349,7 +373,9 @@ class JsonCallState(_JsonBody):
         self.optional_close = optional_close
         self.fenced = fenced
         self.list_form = list_form
-        self.sink = CallExtractor(eng, fmt, 1 if list_form else 0, each=list_form, fallback=fallback)
+        self.sink = CallExtractor(
+            eng, fmt, 1 if list_form else 0, each=list_form, fallback=fallback, fields=fields, nested=nested
+        )
         self.phase = 0
         if fenced:
             eng.add_repairs([JSON_FENCE])

@@ -6,6 +6,7 @@ Values are text, typed by the tool's schema when complete and streamed as JSON b
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ class TagSyntax:
     lenient: bool = False
     markup: tuple[str, ...] = ()  # tags in the body that are skipped (generic_xml's <arguments>)
     trim: bool = False  # values are stripped of surrounding whitespace, not just one newline per side
+    verbatim: bool = False  # values keep every character between the markers (no newline is dropped)
+    key_escapes: bool = False  # keys (attribute values) are XML-escaped: ``&quot;`` -> ``"``
+    json_values: bool = False  # every value is written as JSON (strings quoted): read as JSON
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
@@ -51,6 +55,11 @@ class TagSyntax:
             markers.update((m, []) for m in self.markup)
             t = self.tables[""] = MarkerTable(markers)
         return t
+
+    def plain_values(self) -> bool:
+        """Every marker of the value scope starts with ``</`` or ``<p`` (what ``_PLAIN_VALUE`` assumes)."""
+        markers = [self.param_open, self.call_close, self.param_close or "</"]
+        return all(m.startswith(("</", "<p")) for m in markers)
 
     def value_table(self, close: str) -> MarkerTable:
         t = self.tables.get(close)
@@ -80,10 +89,18 @@ class ValueWriter:
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
+    "verbatim",
     )  # fmt: skip
 
     def __init__(
-        self, eng: Engine, key: str, first_key: bool, raw_json: bool | None, trim: bool = False, escaped: bool = False
+        self,
+        eng: Engine,
+        key: str,
+        first_key: bool,
+        raw_json: bool | None,
+        trim: bool = False,
+        escaped: bool = False,
+        verbatim: bool = False,
     ) -> None:
         self.eng = eng
         self.trim = trim
@@ -100,8 +117,9 @@ class ValueWriter:
             self.stream = streams_as_string(self.schema)
         else:
             self.stream = not raw_json
-        self.first = True
+        self.first = not verbatim  # verbatim: no leading newline to drop
         self.held_nl = False
+        self.verbatim = verbatim
         self.parts: list[str] = []
         prefix = ("{" if first_key else ", ") + json.dumps(key, ensure_ascii=False) + ": "
         eng.args(prefix + ('"' if self.stream else ""))
@@ -132,7 +150,7 @@ class ValueWriter:
         if self.held_nl:
             text = "\n" + text
             self.held_nl = False
-        if text.endswith("\n"):
+        if text.endswith("\n") and not self.verbatim:
             text = text[:-1]
             self.held_nl = True
         if not text:
@@ -177,6 +195,8 @@ class TagCallState(State):
         value = self.value
         if self.escaped or value is None or not value.stream or value.trim or value.first or value.held_nl:
             return None
+        if not self.syn.plain_values():
+            return None  # a value-scope marker _PLAIN_VALUE does not stop at (K3's ``<|close|>``)
         return _PLAIN_VALUE, True
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
@@ -241,11 +261,15 @@ class TagCallState(State):
             eng.pos = e
             return True
         key = m.group("key").strip()
-        raw_json = None
+        if syn.key_escapes and "&" in key:
+            key = html.unescape(key)
+        raw_json = True if syn.json_values else None
         if "string" in m.re.groupindex and m.group("string") is not None:
             raw_json = m.group("string").lower() != "true"
+        if "type" in m.re.groupindex and m.group("type") is not None:
+            raw_json = m.group("type") != "string"  # a declared type attribute: string is raw text, else JSON
         self.close = syn.param_close or f"</{key}>"
-        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped)
+        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim)
         self.nparams += 1
         eng.pos = m.end()
         return True

@@ -105,16 +105,11 @@ def pop_scope(eng: Engine, s: int, e: int, final: bool) -> bool:
     return True
 
 
-def open_reasoning(
-    table_for: dict[str, MarkerTable], at_start_only: bool, pairs: dict[str, str] | None = None
-) -> Handler:
-    """An opener of ``pairs`` (default: :data:`REASONING`) pushes the reasoning scope of its closer."""
-    closers = REASONING if pairs is None else pairs
-
+def open_reasoning(table_for: dict[str, MarkerTable], at_start_only: bool) -> Handler:
     def handler(eng: Engine, s: int, e: int, final: bool) -> bool:
         if at_start_only and (eng.seen_output or eng.reasoning_seen):
             return False
-        closer = closers[eng.buf[s:e]]
+        closer = REASONING[eng.buf[s:e]]
         eng.pos = e
         eng.orphan_window = False  # a written opener: its closer is not an orphan
         eng.begin_reasoning_segment()

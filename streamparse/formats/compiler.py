@@ -1,0 +1,367 @@
+"""The compiler of the declaration vocabulary: a :class:`Declaration` -> a catalog :class:`FormatSpec`.
+
+The spec's ``wire`` uses the engine's handler factories and shared states (:mod:`.openers`,
+``states/json_body``, ``states/tag_body``, ``states/blocks``, ``states/keyed_json``), so a declared format
+gets what every built-in one gets: earliest release, chunking invariance, schema validation, fail closed,
+snapshots, ``max_call_chars``. Reasoning delimiters, the content wrapper and control tokens are handed to
+the text scopes through the :class:`Wiring` (``config.py`` builds them into its tables).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+from ..core.engine import Engine, Handler, State
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
+from ..states.blocks import BlockState
+from ..states.json_body import JsonArgsState, JsonCallState
+from ..states.keyed_json import KeyedCallState
+from ..states.tag_body import TagCallState, TagSyntax
+from ..states.text import drop
+from .base import FormatSpec, Wiring
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
+from .openers import Decision, _first, block_table, cut_off
+
+__all__ = ["compile_declaration", "describe_markup", "header_pattern", "attribute_pattern"]
+
+_NAME_CHARS = r"[^\s<>\"'=]{1,200}"
+_ATTRS = r"""(?:\s+[\w.:\-]{1,64}\s*=\s*(?:"[^"<>\n]{0,400}"|'[^'<>\n]{0,400}'))*"""
+
+
+def header_pattern(name: HeaderName, id_end: str | None = None) -> re.Pattern[str]:
+    """The header after ``Call.open``: [ID ``id_end``] ``prefix`` NAME ``suffix_pattern`` ``end``."""
+    if name.attribute is not None:
+        return attribute_pattern(name.attribute, "name", name.end)
+    head = ""
+    if id_end is not None:
+        head = r"[ \t]*(?P<id>[^\s<>]{1,200}?)[ \t]*" + re.escape(id_end)
+    blank = r"[ \t]*" if name.end != "\n" else r"[ \t]*"
+    return re.compile(
+        head
+        + blank
+        + re.escape(name.prefix)
+        + r"(?P<name>"
+        + _NAME_CHARS
+        + r"?)"
+        + (r"(?:" + name.suffix_pattern + r")" if name.suffix_pattern else "")
+        + blank
+        + re.escape(name.end),
+        re.S,
+    )
+
+
+def attribute_pattern(
+    attribute: str, group: str, end: str, *, type_attr: str | None = None, string_attr: str | None = None
+) -> re.Pattern[str]:
+    """XML-style attributes up to ``end``, capturing ``attribute`` as ``group`` (and the type or string
+    attribute as ``type`` / ``string``), in any order among other attributes."""
+    parts = [
+        r"(?=[^<>]*?\s" + re.escape(attribute) + r"""\s*=\s*(?P<q1>["'])(?P<""" + group + r">[^\"'<>\n]{1,400})(?P=q1))"
+    ]
+    if type_attr is not None:
+        parts.append(
+            r"(?=(?:[^<>]*?\s" + re.escape(type_attr) + r"""\s*=\s*(?P<q2>["'])(?P<type>[^"'<>\n]{1,40})(?P=q2))?)"""
+        )
+    if string_attr is not None:
+        parts.append(
+            r"(?=(?:[^<>]*?\s" + re.escape(string_attr) + r"""\s*=\s*(?P<q2>["'])(?P<string>true|false)(?P=q2))?)"""
+        )
+    return re.compile("".join(parts) + _ATTRS + r"\s*" + re.escape(end), re.I if string_attr else 0)
+
+
+def _unescape(text: str, escapes: str) -> str:
+    return html.unescape(text) if escapes == "xml" and "&" in text else text
+
+
+def _closers(call: Call) -> tuple[str, ...]:
+    return (call.close,) if call.close is not None else ()
+
+
+@lru_cache(maxsize=256)
+def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
+    """The shared tag-body syntax of declared tagged arguments."""
+    if args.key_attribute is not None:
+        header = attribute_pattern(
+            args.key_attribute, "key", args.key_end, type_attr=args.type_attribute, string_attr=args.string_attribute
+        )
+    else:
+        value_open = r"\s*" + re.escape(args.value_open) if args.value_open else ""
+        header = re.compile(r"(?P<key>[^<>\n]{1,200}?)[ \t]*" + re.escape(args.key_end) + value_open)
+    header_end = args.value_open or args.key_end
+    return TagSyntax(
+        param_open=args.open,
+        header_end=header_end,
+        param_header=header,
+        param_close=args.close,
+        call_close=call_close,
+        lenient=args.close is not None,
+        trim=args.values.whitespace == "strip",
+        verbatim=args.values.whitespace == "verbatim",
+        key_escapes=args.attribute_escapes == "xml",
+        json_values=args.values.strings == "json",
+    )
+
+
+def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Handler:
+    """The handler of ``call.open``: reads the header (name, id) and pushes the body's state."""
+    name = call.name
+    closers = _closers(call)
+    if isinstance(name, JsonName):
+        return json_handler(fmt, name, closers, several=call.close is not None)
+    id_end = call.id.end if call.id is not None and call.id.position == "before_name" else None
+    after_id = call.id.end if call.id is not None and call.id.position == "after_name" else None
+    header = header_pattern(name, id_end)
+    args = call.arguments
+    syntax = tag_syntax(args, call.close or "") if isinstance(args, TaggedArgs) else None
+    id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{1,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        buf = eng.buf
+        m = read_header(buf, e, name.end, header, final)
+        if not m:
+            if m is False and final and _header_prefix(buf, e, name.attribute is not None):
+                return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
+            return m
+        end = m.end()
+        call_id = m.group("id") if id_end is not None else None
+        if id_pattern is not None:
+            assert after_id is not None
+            k = read_header(buf, end, after_id, id_pattern, final)
+            if not k:
+                return cut_off(eng, s, fmt, final) if k is None and final else k
+            call_id, end = k.group("id"), k.end()
+        tool = _unescape(m.group("name").strip(), name.escapes)
+        if not tool:
+            return False
+        if syntax is not None:
+            j = after_ws(buf, end, final)
+            if j is None or isinstance(j, bool):
+                if j is False and final:
+                    return cut_off(eng, s, fmt, final)
+                return j
+            results = [starts_or_prefix(buf, j, w) for w in (syntax.param_open, syntax.call_close)]
+            if not any(results):
+                if None in results:  # the stream may still (or, at its end, did) cut the first tag
+                    return cut_off(eng, s, fmt, final)
+                return False
+            eng.begin_call(fmt, s)
+            eng.set_name(tool, call_id)
+            eng.pos = end
+            eng.push(TagCallState(syntax))
+            return True
+        assert isinstance(args, JsonArgs)
+        if args.open:
+            j = after_ws(buf, end, final)
+            if j is None or isinstance(j, bool):
+                return cut_off(eng, s, fmt, final) if j is False and final else j
+            ok = starts_or_prefix(buf, j, args.open)
+            if not ok:
+                return cut_off(eng, s, fmt, final) if ok is None and final else ok
+            end = j + len(args.open)
+        first = _first(eng, end, final, fences=args.fenced)
+        if not isinstance(first, tuple):
+            return cut_off(eng, s, fmt, final) if first is False and final and end >= len(buf) else first
+        j, fenced = first
+        if buf[j] != "{":
+            return False
+        eng.begin_call(fmt, s)
+        eng.set_name(tool, call_id)
+        eng.pos = j
+        if args.close and call.close is not None:
+            eng.push(_Tail(call.close))  # the call's own closer after the arguments' one: markup
+        eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced))
+        return True
+
+    return handler
+
+
+def _header_prefix(buf: str, e: int, attributes: bool) -> bool:
+    """At the end of the stream, the text after an opener may be the start of its header (a name, an id
+    and their markers, or attributes), so the opener began a call the stream cut: short, one line, and
+    (plain names) no blank inside, (attributes) a blank first."""
+    rest = buf[e:]
+    if len(rest) >= LOOKAHEAD or "\n" in rest.rstrip():
+        return False
+    if attributes:
+        return not rest or rest[0].isspace()
+    return " " not in rest.strip()
+
+
+class _Tail(State):
+    """After a call whose arguments had their own closer: the call's closer (after whitespace) is markup."""
+
+    __slots__ = ("close",)
+
+    def __init__(self, close: str) -> None:
+        self.close = close
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        j = after_ws(eng.buf, eng.pos, final)
+        if j is None:
+            return False
+        if j is not False:
+            ok = starts_or_prefix(eng.buf, j, self.close)
+            if ok is None and not final:
+                return False
+            if ok:
+                eng.pos = j + len(self.close)
+        eng.pop()
+        return True
+
+
+def json_handler(fmt: str, name: JsonName, closers: tuple[str, ...], *, several: bool) -> Handler:
+    """A JSON call object (or a list of them) after an opener."""
+    keyed = name.name_is_key
+    fields = None if _default_fields(name) else (name.field, (name.arguments_field, *name.alt_arguments_fields))
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        first = _first(eng, e, final)
+        if not isinstance(first, tuple):
+            return first
+        j, fenced = first
+        c = eng.buf[j]
+        if c == "{" and not name.list:
+            eng.begin_call(fmt, s)
+            eng.pos = j
+            if keyed:
+                eng.push(KeyedCallState(eng, fmt, closers, fenced=fenced))
+            else:
+                eng.push(
+                    JsonCallState(eng, fmt, closers, fenced=fenced, several=several, fields=fields, nested=name.nested)
+                )
+            return True
+        if c == "[":
+            eng.pos = j
+            if keyed:
+                eng.push(KeyedCallState(eng, fmt, closers, list_form=True, fenced=fenced))
+            else:
+                eng.push(
+                    JsonCallState(eng, fmt, closers, list_form=True, fenced=fenced, fields=fields, nested=name.nested)
+                )
+            return True
+        return False
+
+    return handler
+
+
+def _default_fields(name: JsonName) -> bool:
+    return name.field == "name" and name.arguments_field == "arguments" and not name.nested
+
+
+def section_handler(fmt: str, decl: Declaration) -> Handler:
+    """The section opener: the calls inside run to the section's closer (optional when None)."""
+    section = decl.section
+    assert section is not None
+    call = decl.call
+    close = (section.close,) if section.close is not None else ()
+    if not call.open:
+        # JSON calls straight inside the section: the section's markers are the call's.
+        assert isinstance(call.name, JsonName)
+        return json_handler(fmt, call.name, close, several=True)
+    handler_ = call_handler(fmt, call)
+    markers: dict[str, Handler] = {m: handler_ for m in (call.open, *call.also_open)}
+    markers.update((m, drop) for m in section.separators)
+    table = block_table(markers, close)
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        j = after_ws(eng.buf, e, final)
+        if j is None:
+            return None
+        if j is not False:
+            results = [starts_or_prefix(eng.buf, j, m) for m in (*markers, *close)]
+            if not any(results):
+                return None if None in results and not final else False
+        elif final:
+            return cut_off(eng, s, fmt, final)
+        eng.pos = e
+        eng.push(BlockState(table(), (fmt, close) if close else None, eng.next_index))
+        return True
+
+    return handler
+
+
+def describe_markup(decl: Declaration) -> tuple[str, str]:
+    """(delimiters, example) for the catalog's documentation: the declaration's own, or built from it."""
+    call = decl.call
+    name = call.name
+    if isinstance(name, JsonName):
+        obj = '{"NAME": ARGS}' if name.name_is_key else f'{{"{name.field}": NAME, "{name.arguments_field}": ARGS}}'
+        body = f"[{obj}, ...]" if name.list else obj
+        sample_obj = (
+            '{"get_time": {"zone": "UTC"}}'
+            if name.name_is_key
+            else f'{{"{name.field}": "get_time", "{name.arguments_field}": {{"zone": "UTC"}}}}'
+        )
+        sample = f"[{sample_obj}]" if name.list else sample_obj
+    else:
+        if name.attribute is not None:
+            head, shead = f' {name.attribute}="NAME"{name.end}', f' {name.attribute}="get_time"{name.end}'
+        else:
+            head, shead = f"{name.prefix}NAME{name.end}", f"{name.prefix}get_time{name.end}"
+        if call.id is not None:
+            if call.id.position == "before_name":
+                head, shead = f"ID{call.id.end}{head}", f"0{call.id.end}{shead}"
+            else:
+                head, shead = f"{head}ID{call.id.end}", f"{shead}0{call.id.end}"
+        args = call.arguments
+        if isinstance(args, JsonArgs):
+            body, sample = f"{head}{args.open}ARGS{args.close}", f'{shead}{args.open}{{"zone": "UTC"}}{args.close}'
+        else:
+            vo = args.value_open
+            if args.key_attribute is not None:
+                extra = f' {args.type_attribute}="string"' if args.type_attribute else ""
+                if args.string_attribute:
+                    extra = f' {args.string_attribute}="true"'
+                k, sk = f' {args.key_attribute}="K"{args.key_end}', f' {args.key_attribute}="zone"{extra}{args.key_end}'
+            else:
+                k, sk = f"K{args.key_end}", f"zone{args.key_end}"
+            close_k = args.close if args.close is not None else "</K>"
+            sclose = args.close if args.close is not None else "</zone>"
+            body = f"{head}{args.open}{k}{vo}V{close_k}..."
+            sample = f"{shead}{args.open}{sk}{vo}UTC{sclose}"
+    tail = call.close or ""
+    delimiters = f"{call.open}{body}{tail}"
+    example = f"{call.open}{sample}{tail}"
+    if decl.section is not None:
+        sclose = decl.section.close or ""
+        delimiters = f"{decl.section.open}{delimiters}...{sclose}"
+        example = f"{decl.section.open}{example}{sclose}"
+    return delimiters, decl.example or example
+
+
+def compile_declaration(decl: Declaration) -> FormatSpec:
+    """The catalog entry of a declaration (validated when it was built)."""
+    fmt = decl.name
+    handlers: list[tuple[str, Handler]] = []
+    if decl.call.open:
+        opener = call_handler(fmt, decl.call)
+        handlers.extend((m, opener) for m in (decl.call.open, *decl.call.also_open))
+    if decl.section is not None:
+        section = section_handler(fmt, decl)
+        handlers.extend((m, section) for m in (decl.section.open, *decl.section.also_open))
+
+    def wire(w: Wiring) -> None:
+        for marker, handler in handlers:
+            w.on(marker, handler)
+        for r in decl.reasoning:
+            w.add_reasoning(r.open, r.close, primed=r.primed, start_only=r.start_only)
+        if decl.content is not None:
+            for m in (decl.content.open, decl.content.close):
+                if m is not None and m not in w.wrappers:
+                    w.wrappers.append(m)
+        w.dropped.extend(t for t in decl.control_tokens if t not in w.dropped)
+
+    delimiters, example = describe_markup(decl)
+    return FormatSpec(
+        name=fmt,
+        models=decl.models or "declared",
+        delimiters=delimiters,
+        example=example,
+        wire=wire,
+        opt_in=not decl.auto,
+        primed=any(r.primed for r in decl.reasoning),
+        notes=decl.notes or "declared format",
+        declaration=decl,
+    )
