@@ -273,6 +273,9 @@ def test_harmony_is_unchanged_beside_muse() -> None:
         ("◁think▷", "◁/think▷"),
         ("<think:opensource>", "</think:opensource>"),
         ("[unused16]", "[unused17]"),
+        ("<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>"),
+        ("<ifm|think>", "</ifm|think>"),
+        ("<ifm|think_faster>", "</ifm|think_faster>"),
     ],
 )
 def test_token_reasoning_wrappers_written_primed_and_orphaned(opener: str, closer: str) -> None:

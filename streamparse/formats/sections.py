@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.engine import Engine, Handler
+from ..core.engine import Engine
 from ..core.lookahead import LOOKAHEAD, skip_ws
 from ..states.json_body import JsonArgsState, JsonCallState
 from . import tokens
@@ -18,24 +18,16 @@ TOOL_CALLS_TAG = "<tool_calls>"
 TOOL_CALLS_CLOSE = "</tool_calls>"
 
 
-def tool_calls_list(fmt: str) -> Handler:
-    """``<tool_calls>[{...}, ...]</tool_calls>``; the closer wraps the list, so it is optional (end-of-stream
-    rule). Jamba's format, also written by Apriel and Hunyuan-A13B (formats/thinking.py)."""
-
-    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
-        j = after_opener(eng, s, e, fmt, final, token=False)
-        if j is None or isinstance(j, bool):
-            return j
-        if eng.buf[j] != "[":
-            return False
-        eng.pos = j
-        eng.push(JsonCallState(eng, fmt, (TOOL_CALLS_CLOSE,), list_form=True, optional_close=True))
-        return True
-
-    return handler
-
-
-jamba_open = tool_calls_list("jamba")
+def jamba_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<tool_calls>[{...}, ...]</tool_calls>``; the closer wraps the list, so it is optional (end-of-stream rule)."""
+    j = after_opener(eng, s, e, "jamba", final, token=False)
+    if j is None or isinstance(j, bool):
+        return j
+    if eng.buf[j] != "[":
+        return False
+    eng.pos = j
+    eng.push(JsonCallState(eng, "jamba", (TOOL_CALLS_CLOSE,), list_form=True, optional_close=True))
+    return True
 
 
 def _m1_object(eng: Engine, s: int, e: int, final: bool) -> bool:

@@ -1,27 +1,41 @@
 """Families whose calls are another format's but whose reasoning is delimited in plain text or in tags prose
 also uses: apriel, granite_thinking, hunyuan. Such delimiters would misfire in other models' prose, so these
 formats are opt-in: active where named (their model presets name them), never under ``formats="auto"``.
+apriel and hunyuan are declarations (formats/declaration.py); granite_thinking reuses granite's handlers.
 """
 
 from __future__ import annotations
 
 from .base import FormatSpec, Wiring
+from .compiler import compile_declaration
+from .declaration import Call, Declaration, JsonName, Reasoning, Wrapper
 from .marked import granite_tag, granite_token
-from .sections import TOOL_CALLS_TAG, tool_calls_list
 
 # Apriel 1.5 / 1.6 (ServiceNow): reasoning, then the answer after `[BEGIN FINAL RESPONSE]`. 1.6's template
-# ends the prompt with the reasoning opener (primed); 1.5's asks for `[BEGIN FINAL RESPONSE] ...
-# [END FINAL RESPONSE]` around the answer, whose closer is markup.
-APRIEL_OPEN = "Here are my reasoning steps:"
-APRIEL_CLOSE = "[BEGIN FINAL RESPONSE]"
-APRIEL_END = "[END FINAL RESPONSE]"
+# ends the prompt with the reasoning opener (primed: the marker alone then ends the reasoning, an orphan
+# closer); 1.5's asks for `[BEGIN FINAL RESPONSE] ... [END FINAL RESPONSE]` around the answer.
+APRIEL = Declaration(
+    "apriel",
+    Call("<tool_calls>", "</tool_calls>", JsonName(list=True)),
+    reasoning=(Reasoning("Here are my reasoning steps:", "[BEGIN FINAL RESPONSE]", primed=True),),
+    content=Wrapper(None, "[END FINAL RESPONSE]"),
+    models="ServiceNow Apriel 1.5 / 1.6 (Thinker)",
+    example="Here are my reasoning steps:\nSet it.\n[BEGIN FINAL RESPONSE]\nDone.\n"
+    '<tool_calls>[{"name": "set_alarm", "arguments": {"minutes": 15}}]</tool_calls>',
+    notes="opt-in (plain-text reasoning markers); 1.6's template writes the opener in the prompt.",
+)
 
-
-def wire_apriel(w: Wiring) -> None:
-    w.on(TOOL_CALLS_TAG, tool_calls_list("apriel"))
-    # 1.6 primes the opener: the answer marker alone ends the reasoning (an orphan closer otherwise).
-    w.add_reasoning(APRIEL_OPEN, APRIEL_CLOSE, primed=True)
-    w.wrappers.append(APRIEL_END)
+# Hunyuan-A13B: `<think>\n...\n</think>\n<answer>\n...\n</answer>`, calls as a JSON list in <tool_calls>
+# inside the answer (vLLM's hunyuan_a13b parsers). The answer tags are markup.
+HUNYUAN = Declaration(
+    "hunyuan",
+    Call("<tool_calls>", "</tool_calls>", JsonName(list=True)),
+    content=Wrapper("<answer>", "</answer>"),
+    models="Tencent Hunyuan-A13B",
+    example='<think>\nSet it.\n</think>\n<answer>\n<tool_calls>[{"name": "set_alarm", "arguments": '
+    '{"minutes": 15}}]</tool_calls>\n</answer>',
+    notes="opt-in (<answer> tags are removed); <think> is the shared wrapper.",
+)
 
 
 # Granite 3.2 with thinking on writes both markers itself (vLLM's granite reasoning parser; "Here's" is
@@ -47,20 +61,8 @@ def wire_hunyuan(w: Wiring) -> None:
     w.wrappers.extend(HUNYUAN_ANSWER)
 
 
-_CALL = '<tool_calls>[{"name": "set_alarm", "arguments": {"minutes": 15}}]</tool_calls>'
-
 SPECS = [
-    FormatSpec(
-        "apriel",
-        "ServiceNow Apriel 1.5 / 1.6 (Thinker)",
-        "Here are my reasoning steps: ... [BEGIN FINAL RESPONSE] ANSWER [END FINAL RESPONSE] · "
-        '<tool_calls>[{"name": NAME, "arguments": ARGS}, ...]</tool_calls>',
-        "Here are my reasoning steps:\nSet it.\n[BEGIN FINAL RESPONSE]\nDone.\n" + _CALL,
-        wire_apriel,
-        opt_in=True,
-        primed=True,
-        notes="opt-in (plain-text reasoning markers); 1.6's template writes the opener in the prompt.",
-    ),
+    compile_declaration(APRIEL),  # auto=False: opt-in
     FormatSpec(
         "granite_thinking",
         "Granite 3.2 with thinking on",
@@ -71,13 +73,5 @@ SPECS = [
         opt_in=True,
         notes="opt-in (plain-text reasoning markers); calls are granite's.",
     ),
-    FormatSpec(
-        "hunyuan",
-        "Tencent Hunyuan-A13B",
-        '<think> ... </think> <answer> ANSWER <tool_calls>[{"name": NAME, "arguments": ARGS}]</tool_calls> </answer>',
-        "<think>\nSet it.\n</think>\n<answer>\n" + _CALL + "\n</answer>",
-        wire_hunyuan,
-        opt_in=True,
-        notes="opt-in (<answer> tags are removed).",
-    ),
+    compile_declaration(HUNYUAN),
 ]
