@@ -51,16 +51,6 @@ def wire_granite_thinking(w: Wiring) -> None:
         w.add_reasoning(opener, closer)
 
 
-# Hunyuan-A13B: `<think>\n...\n</think>\n<answer>\n...\n</answer>`, calls as a JSON list in <tool_calls>
-# inside the answer (vLLM's hunyuan_a13b parsers). The answer tags are markup.
-HUNYUAN_ANSWER = ("<answer>", "</answer>")
-
-
-def wire_hunyuan(w: Wiring) -> None:
-    w.on(TOOL_CALLS_TAG, tool_calls_list("hunyuan"))
-    w.wrappers.extend(HUNYUAN_ANSWER)
-
-
 SPECS = [
     compile_declaration(APRIEL),  # auto=False: opt-in
     FormatSpec(
