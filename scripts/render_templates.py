@@ -7,8 +7,8 @@ Usage::
 ``DIR`` holds Hugging Face chat templates (``*.jinja``, e.g. a checkout of llama.cpp's ``models/templates``);
 the templates are read, never copied. A model whose template ``DIR`` lacks keeps its cases from ``--out``.
 For every template listed in :data:`MODELS` and every scenario in :data:`SCENARIOS` the script renders
-the conversation twice, once ending with the generation prompt and once with the assistant turn, and keeps the difference: the text the model generates after the prompt, minus the
-end-of-turn token (servers strip it). The fixture records that text with the calls, visible text and
+the conversation twice, once ending with the generation prompt and once with the assistant turn, and keeps
+the difference: the text the model generates after the prompt, minus the end-of-turn token (servers strip it). The fixture records that text with the calls, visible text and
 reasoning it must parse to. A scenario the template cannot express (no reasoning slot, a template that
 rejects the turn) is skipped and listed on stderr.
 
