@@ -5,12 +5,12 @@ Usage::
     python scripts/render_templates.py --templates DIR --out tests/data/real/templates.json
 
 ``DIR`` holds Hugging Face chat templates (``*.jinja``, e.g. a checkout of llama.cpp's ``models/templates``);
-the templates are read, never copied. A model whose template ``DIR`` lacks keeps its cases from ``--out``.
-For every template listed in :data:`MODELS` and every scenario in :data:`SCENARIOS` the script renders
-the conversation twice, once ending with the generation prompt and once with the assistant turn, and keeps
-the difference: the text the model generates after the prompt, minus the end-of-turn token (servers strip it). The fixture records that text with the calls, visible text and
-reasoning it must parse to. A scenario the template cannot express (no reasoning slot, a template that
-rejects the turn) is skipped and listed on stderr.
+the templates are read, never copied. A model whose template ``DIR`` lacks keeps its cases from ``--out``. For
+every template listed in :data:`MODELS` and every scenario in :data:`SCENARIOS` the script renders the
+conversation twice, once ending with the generation prompt and once with the assistant turn, and keeps the
+difference: the text the model generates after the prompt, minus the end-of-turn token (servers strip it). The
+fixture records that text with the calls, visible text and reasoning it must parse to. A scenario the template
+cannot express (no reasoning slot, a template that rejects the turn) is skipped and listed on stderr.
 
 Rendering follows ``transformers``' ``apply_chat_template``: a sandboxed environment with ``trim_blocks``
 and ``lstrip_blocks``, ``loopcontrols``, ``tojson`` without ASCII escaping, ``raise_exception`` and
