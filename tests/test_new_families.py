@@ -428,3 +428,23 @@ def test_inkling_typed_content_blocks() -> None:
     )  # SGLang's InklingDetector: reasoning and text blocks, control tokens never text
     result = check_stream(text)
     assert (result.reasoning, result.text) == ("Plan.", "Hi.")
+
+
+def test_minimax_m3_leak_without_the_section_from_a_bug_report() -> None:
+    # A MiniMax reply an agent printed as text: stray namespace tokens, a list dash, invokes with no section
+    # opener, a doubled token, and the section's closer at the end.
+    text = "\n".join(
+        [
+            NS,
+            f'- {NS}<invoke name="bash">{NS}<command>grep -n "google_trends" app.py | head -10{NS}</command>'
+            f"{NS}</invoke>",
+            f'{NS}{NS}<invoke name="read">{NS}<file_path>/tmp/style.css{NS}</file_path>{NS}<offset>1400.0'
+            f"{NS}</offset>{NS}<limit>100.0{NS}</limit>{NS}</invoke>",
+            f"{NS}</tool_call>",
+        ]
+    )
+    tools = [tool("bash", {"command": {"type": "string"}}), tool("read", {"offset": {"type": "integer"}})]
+    result = check_stream(text, formats=["minimax_m3"], tools=tools)
+    assert calls(result)[1] == ("read", {"file_path": "/tmp/style.css", "offset": 1400, "limit": "100.0"})
+    assert calls(result)[0][1] == {"command": 'grep -n "google_trends" app.py | head -10'}
+    assert NS not in result.text and "tool_call" not in result.text and result.text.strip() == "-"

@@ -192,6 +192,9 @@ _M3_BLOCK = block_table(
 def wire_minimax_m3(w: Wiring) -> None:
     w.on(f"{M3_NS}<tool_call>", block(_M3_BLOCK))
     w.on(f"{M3_NS}<invoke", m3_invoke)  # models also write the invokes without the section
+    # The namespace token is a special token, never prose; so is a namespaced section closer left over.
+    w.on(M3_NS, drop)
+    w.on(f"{M3_NS}</tool_call>", drop)
 
 
 # glm45 ------------------------------------------------------------------------------------------------
