@@ -32,7 +32,7 @@ HUNYUAN = Declaration(
     Call("<tool_calls>", "</tool_calls>", JsonName(list=True)),
     content=Wrapper("<answer>", "</answer>"),
     models="Tencent Hunyuan-A13B",
-    example='<think>\nSet it.\n</think>\n<answer>\n<tool_calls>[{"name": "set_alarm", "arguments": '
+    example='<think>\nSet it.\n</think>\n<answer>Setting it.\n<tool_calls>[{"name": "set_alarm", "arguments": '
     '{"minutes": 15}}]</tool_calls>\n</answer>',
     notes="opt-in (<answer> tags are removed); <think> is the shared wrapper.",
 )
