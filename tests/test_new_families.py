@@ -307,7 +307,9 @@ def test_hunyuan_think_and_answer_tags() -> None:
     assert calls(result) == [("get_weather", {"city": "Paris"})]
     assert result.reasoning.strip() == "The user wants Paris."
     assert "answer>" not in result.text and result.text.strip() == "Checking."
-    assert StreamParser.for_model("tencent/Hunyuan-A13B-Instruct").formats[:1] != ()
+    parser = StreamParser.for_model("tencent/Hunyuan-A13B-Instruct")
+    via_preset = check_stream(text, formats=list(parser.formats))
+    assert [c.format for c in via_preset.tool_calls] == ["hunyuan"] and "answer>" not in via_preset.text
 
 
 APRIEL = (
