@@ -286,6 +286,20 @@ MODELS: list[Model] = [
         variant="thinking",
     ),
     Model(
+        "deepseek-ai-DeepSeek-V4.1.jinja",
+        "deepseek-ai/DeepSeek-V4.1",
+        ("<｜end▁of▁sentence｜>", "</s>"),  # the template writes eos_token, which the renderer sets to </s>
+        kwargs={"thinking": False},
+    ),
+    Model(
+        "deepseek-ai-DeepSeek-V4.1.jinja",
+        "deepseek-ai/DeepSeek-V4.1",
+        ("<｜end▁of▁sentence｜>", "</s>"),  # the template writes eos_token, which the renderer sets to </s>
+        kwargs={"thinking": True},
+        reasoning=True,
+        variant="thinking",
+    ),
+    Model(
         "Apriel-1.6-15b-Thinker-fixed.jinja",
         "ServiceNow-AI/Apriel-1.6-15b-Thinker",
         ("<|end|>",),
