@@ -187,6 +187,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"glm-?4\.6", "glm-4.6", ("glm45",)),
     Rule(r"glm-?4\.5", "glm-4.5", ("glm45",)),
     Rule(r"gpt-?oss", "gpt-oss", ("harmony",)),
+    Rule(r"muse-?glimmer", "muse-glimmer", ("muse",),
+         note="the prompt ends with <|start|>assistant: the output starts with ' to=RECIPIENT<|message|>'"),
     # -- Google -------------------------------------------------------------------------------------------
     Rule(r"functiongemma", "functiongemma", ("gemma4",),
          note="Gemma 4 grammar inside <start_function_call>/<end_function_call>"),

@@ -204,6 +204,7 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("RekaAI/reka-flash-3.1", "reka", HERMES, False),
     ("cohere-north", "cohere-north", ("command_r",), False),
     ("MiniMaxAI/MiniMax-M3", "minimax-m3", ("minimax_m3",), False),
+    ("MuseGlimmer-8B", "muse-glimmer", ("muse",), False),
 ]
 
 
