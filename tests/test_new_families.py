@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from invariants import calls, check_stream, reasons
 
 from streamparse import StreamParser, formats
@@ -450,3 +452,29 @@ def test_minimax_m3_leak_without_the_section_from_a_bug_report() -> None:
     assert calls(result)[1] == ("read", {"file_path": "/tmp/style.css", "offset": 1400, "limit": "100.0"})
     assert calls(result)[0][1] == {"command": 'grep -n "google_trends" app.py | head -10'}
     assert NS not in result.text and "tool_call" not in result.text and result.text.strip() == "-"
+
+
+# -- properties ------------------------------------------------------------------------------------------------
+
+_VALUE = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="<\r"), max_size=30)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(value=_VALUE.filter(lambda v: not v.startswith("\n") and not v.endswith("\n")), spaced=st.booleans())
+def test_dsml_string_values_round_trip_in_either_spacing(value: str, spaced: bool) -> None:
+    # (A newline at either end of a value is still dropped, the text-value rule's one-newline reading.)
+    p = "｜DSML｜ " if spaced else "｜DSML｜"
+    text = (
+        f'<{p}{"calls" if spaced else "tool_calls"}>\n<{p}invoke name="w">\n<{p}parameter name="s" string="true">'
+        f"{value}</{p}parameter>\n</{p}invoke>\n</{p}{'calls' if spaced else 'tool_calls'}>"
+    )
+    result = check_stream(text, seeds=2)
+    assert calls(result) == [("w", {"s": value})] and result.text == ""
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(value=_VALUE)
+def test_minimax_m3_leaf_text_round_trips(value: str) -> None:
+    text = f'{NS}<tool_call>\n{NS}<invoke name="w">{NS}<s>{value}{NS}</s>{NS}</invoke>\n{NS}</tool_call>'
+    result = check_stream(text, seeds=2)
+    assert calls(result) == [("w", {"s": value})] and result.text == ""
