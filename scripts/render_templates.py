@@ -5,12 +5,12 @@ Usage::
     python scripts/render_templates.py --templates DIR --out tests/data/real/templates.json [--only REGEX ...]
 
 ``DIR`` holds Hugging Face chat templates (``*.jinja``, e.g. a checkout of llama.cpp's ``models/templates``);
-the templates are read, never copied. For every template listed in :data:`MODELS` and every scenario in
-:data:`SCENARIOS` the script renders the conversation twice, once ending with the generation prompt and once
-with the assistant turn, and keeps the difference: the text the model generates after the prompt, minus the
-end-of-turn token (servers strip it). The fixture records that text with the calls, visible text and
-reasoning it must parse to. A scenario the template cannot express (no reasoning slot, a template that
-rejects the turn) is skipped and listed on stderr.
+the templates are read, never copied. A model whose template ``DIR`` lacks keeps its cases from ``--out``. For
+every template listed in :data:`MODELS` and every scenario in :data:`SCENARIOS` the script renders the
+conversation twice, once ending with the generation prompt and once with the assistant turn, and keeps the
+difference: the text the model generates after the prompt, minus the end-of-turn token (servers strip it). The
+fixture records that text with the calls, visible text and reasoning it must parse to. A scenario the template
+cannot express (no reasoning slot, a template that rejects the turn) is skipped and listed on stderr.
 
 Rendering follows ``transformers``' ``apply_chat_template``: a sandboxed environment with ``trim_blocks``
 and ``lstrip_blocks``, ``loopcontrols``, ``tojson`` without ASCII escaping, ``raise_exception`` and
@@ -278,6 +278,56 @@ MODELS: list[Model] = [
         not_auto="the prompt ends with '>>>': only the preset knows the output starts with a recipient",
     ),
     Model("NVIDIA-Nemotron-Nano-v2.jinja", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", ("<SPECIAL_12>",), reasoning=True),
+    # Issue 17 (families): templates from ikawrakow/ik_llama.cpp's models/templates (a llama.cpp fork).
+    Model("deepseek-ai-DeepSeek-V4.jinja", "deepseek-ai/DeepSeek-V4", ("<｜end▁of▁sentence｜>",)),
+    Model(
+        "deepseek-ai-DeepSeek-V4.jinja",
+        "deepseek-ai/DeepSeek-V4",
+        ("<｜end▁of▁sentence｜>",),
+        kwargs={"thinking": True},
+        reasoning=True,
+        variant="thinking",
+    ),
+    Model(
+        "deepseek-ai-DeepSeek-V4.1.jinja",
+        "deepseek-ai/DeepSeek-V4.1",
+        ("<｜end▁of▁sentence｜>", "</s>"),  # the template writes eos_token, which the renderer sets to </s>
+        kwargs={"thinking": False},
+    ),
+    Model(
+        "deepseek-ai-DeepSeek-V4.1.jinja",
+        "deepseek-ai/DeepSeek-V4.1",
+        ("<｜end▁of▁sentence｜>", "</s>"),  # the template writes eos_token, which the renderer sets to </s>
+        kwargs={"thinking": True},
+        reasoning=True,
+        variant="thinking",
+    ),
+    Model(
+        "Apriel-1.6-15b-Thinker-fixed.jinja",
+        "ServiceNow-AI/Apriel-1.6-15b-Thinker",
+        ("<|end|>",),
+        reasoning=True,
+        not_auto="the prompt ends with 'Here are my reasoning steps:': only the preset knows the output is reasoning",
+        skip=(
+            (
+                "text_before",
+                "without reasoning the template writes the answer with no [BEGIN FINAL RESPONSE]; the primed model "
+                "always writes that marker before its answer",
+            ),
+        ),
+    ),
+    Model("unsloth-Apriel-1.5.jinja", "ServiceNow-AI/Apriel-1.5-15b-Thinker", ("<|end|>",), args_as_string=True),
+    Model("stepfun-ai-Step-3.5-Flash.jinja", "stepfun-ai/Step-3.5-Flash", IM_END, reasoning=True),
+    Model("MiMo-VL.jinja", "XiaomiMiMo/MiMo-VL-7B-RL", IM_END),
+    Model("Bielik-11B-v3.0-Instruct.jinja", "speakleash/Bielik-11B-v3.0-Instruct", IM_END),
+    Model("Reka-Edge.jinja", "RekaAI/Reka-Edge", ("<sep>",)),
+    Model(
+        "Cohere2MoE.jinja",
+        "CohereLabs/North-Mini-Code",
+        ("<|END_OF_TURN_TOKEN|>",),
+        kwargs={"reasoning": True},
+        reasoning=True,
+    ),
     Model(
         "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja",
         "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
@@ -445,10 +495,13 @@ def generated(template: jinja2.Template, model: Model, scenario: Scenario) -> tu
     # Generation ends at the first end-of-turn token; whatever a template renders after it is not output.
     cut = min((at for at in (out.find(stop) for stop in model.stop) if at != -1), default=len(out))
     trimmed = out[:cut].rstrip()
-    return trimmed, head.rstrip().endswith(OPEN_REASONING)
+    return trimmed, head.rstrip().endswith(OPEN_REASONING + PRIMERS)
 
 
 OPEN_REASONING = ("<think>", "<|open|>think<|sep|>")  # Kimi K3's think channel
+# Prompts that open the reasoning in plain text or another family's token; the rendered turn goes on from
+# there as the model would (Apriel 1.6 writes the reasoning, then `[BEGIN FINAL RESPONSE]`).
+PRIMERS = ("Here are my reasoning steps:", "<|START_THINKING|>", "<mm:think>")
 
 
 def primed_continuation(head_rest: str, turn: str, scenario: Scenario) -> str | None:
@@ -461,6 +514,8 @@ def primed_continuation(head_rest: str, turn: str, scenario: Scenario) -> str | 
     output is the reasoning (if any), ``</think>``, then the turn.
     """
     if not head_rest:
+        return turn
+    if head_rest.strip() in PRIMERS and not turn.startswith(head_rest.strip()):
         return turn
     if head_rest.strip() in OPEN_REASONING:
         opener = head_rest.strip()
@@ -518,14 +573,19 @@ def main(argv: list[str] | None = None) -> int:
     env = environment()
     cases: list[dict[str, Any]] = []
     only = [re.compile(p) for p in args.only]
+    earlier = json.loads(args.out.read_text(encoding="utf-8"))["cases"] if args.out.exists() else []
     for model in MODELS:
         if only and not any(p.search(model.model_id) for p in only):
             continue
         path = args.templates / model.template
         if not path.exists():
-            print(f"missing template {model.template}", file=sys.stderr)
+            # A folder without this template keeps the cases rendered from it before (never a silent loss).
+            kept = [c for c in earlier if (c["model"], c["variant"]) == (model.model_id, model.variant)]
+            print(f"missing template {model.template}: kept {len(kept)} earlier cases", file=sys.stderr)
+            cases.extend(kept)
             continue
         template = env.from_string(path.read_text(encoding="utf-8"))
+        before = len(cases)
         for scenario in SCENARIOS:
             if scenario.reasoning and not model.reasoning:
                 continue
@@ -566,10 +626,13 @@ def main(argv: list[str] | None = None) -> int:
                     },
                 }
             )
-    if only and args.out.exists():
+        if len(cases) == before:  # another version of the template that renders nothing: keep the earlier cases
+            kept = [c for c in earlier if (c["model"], c["variant"]) == (model.model_id, model.variant)]
+            print(f"{model.template} rendered no case: kept {len(kept)} earlier cases", file=sys.stderr)
+            cases.extend(kept)
+    if only:
         # Keep every case of the models not rendered now, in place; the rendered ones replace theirs.
-        kept = json.loads(args.out.read_text(encoding="utf-8"))["cases"]
-        cases = [c for c in kept if not any(p.search(c["model"]) for p in only)] + cases
+        cases = [c for c in earlier if not any(p.search(c["model"]) for p in only)] + cases
     args.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "source": "models' chat templates (llama.cpp models/templates), rendered by scripts/render_templates.py",

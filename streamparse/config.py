@@ -21,8 +21,10 @@ from .states.gates import FALLBACK_MODES, START_FALLBACK
 from .states.start import StartState, intent_handlers
 from .states.text import (
     CONTROL_TOKENS,
+    ORPHAN_CLOSERS,
     REASONING,
     REASONING_DROPPED,
+    START_ONLY_REASONING,
     backticks,
     drop,
     end_of_output_only,
@@ -81,7 +83,8 @@ class Tables:
         # Reasoning scopes: the closer, control tokens, and (promote) the call openers.
         self.reasoning: dict[str, MarkerTable] = {}
         declared = [r for r in w.reasoning if r.open not in REASONING]  # the built-in table wins
-        for closer in set(REASONING.values()) | {r.close for r in declared if r.open is not None}:
+        closers = set(REASONING.values()) | {r.close for r in declared if r.open is not None}
+        for closer in closers:
             handlers: dict[str, list[Handler]] = {t: [drop] for t in (*CONTROL_TOKENS, *w.dropped)}
             for t in REASONING_DROPPED:
                 handlers[t] = [drop]
@@ -96,6 +99,8 @@ class Tables:
         # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
         primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
         primed["<think>"] = [written_opener(self.reasoning["</think>"])]
+        for closer in set(REASONING.values()):  # the prompt may have opened any family's reasoning
+            primed.setdefault(closer, []).insert(0, pop_scope)
         primed_ns: dict[str, list[Handler]] = {}
         if not promote:
             for k in calls:
@@ -116,9 +121,13 @@ class Tables:
         for t in CONTROL_TOKENS:
             text.setdefault(t, []).append(drop)
         text.setdefault("</s>", []).append(end_of_output_only)
+        # A format may let a built-in opener open anywhere (GLM's interleaved <think> where glm45 is named).
+        anywhere = {r.open for r in w.reasoning if not r.start_only}
         for opener in REASONING:
-            text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, opener == "<think>"))
-        text.setdefault("</think>", []).append(orphan_closer)  # markup, never text (reasoning rule)
+            start_only = opener in START_ONLY_REASONING and opener not in anywhere
+            text.setdefault(opener, []).insert(0, open_reasoning(self.reasoning, start_only))
+        for closer in ORPHAN_CLOSERS:
+            text.setdefault(closer, []).append(orphan_closer)  # markup, never text (reasoning rule)
         text.setdefault("`", []).append(backticks(w.fence_infos))
         text.setdefault("~~~", []).append(tildes)
         if gated:

@@ -20,14 +20,14 @@ Every pattern is a plain regex without nested quantifiers (literals, ``-?``, alt
 look-arounds), so matching costs O(rules x id length) with no backtracking blow-up.
 
 Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning`` is True where the chat
-template ends the prompt
-with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507`` (and the other Qwen3
-Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills, MiniMax-M2, GLM-4.7,
-Olmo-3-Think. Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
-DeepSeek-V3.1 / V3.2 are hybrid: the thinking template primes, the default chat template does not. The
-id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
-thinking-only V3.2-Speciale start in reasoning; a plain ``DeepSeek-V3.1`` or ``deepseek-chat`` does not
-(the orphan-``</think>`` rule still turns leading reasoning into reasoning if a server primes it).
+template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
+(and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
+MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2 (and Apriel 1.6, whose prompt ends with "Here are my
+reasoning steps:"). Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
+DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
+The id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
+thinking-only V3.2-Speciale start in reasoning; a plain ``DeepSeek-V3.1`` or ``deepseek-chat`` does not (the
+orphan-``</think>`` rule still turns leading reasoning into reasoning if a server primes it).
 Kimi-K2-Thinking, Seed-OSS, Magistral, GLM-4.5/4.6 and hybrid Qwen3 write their opening tag themselves.
 """
 
@@ -145,6 +145,18 @@ RULES: tuple[Rule, ...] = (
     Rule(r"qwen-?2\.5", "qwen2.5", _HERMES),
     Rule(r"qwen", "qwen", _HERMES),
     # -- DeepSeek: most specific version first; thinking variants before plain ones -----------------------
+    Rule(_DS + r"v4\.1", "deepseek-v4.1", ("deepseek_dsml",), True, requires=_THINKING,
+         note="thinking mode primes <think>; spaced DSML tags (<｜DSML｜ calls>)"),
+    Rule(_DS + r"v4\.1", "deepseek-v4.1", ("deepseek_dsml",),
+         note="default chat mode; thinking mode would prime <think>; spaced DSML tags (<｜DSML｜ calls>)"),
+    Rule(_DS + r"v4-?flash", "deepseek-v4-flash", ("deepseek_dsml",), True, requires=_THINKING,
+         note="thinking mode primes <think>; <｜DSML｜tool_calls>"),
+    Rule(_DS + r"v4-?flash", "deepseek-v4-flash", ("deepseek_dsml",),
+         note="default chat mode; thinking mode would prime <think>; <｜DSML｜tool_calls>"),
+    Rule(_DS + r"v4", "deepseek-v4", ("deepseek_dsml",), True, requires=_THINKING,
+         note="thinking mode primes <think>; <｜DSML｜tool_calls>"),
+    Rule(_DS + r"v4", "deepseek-v4", ("deepseek_dsml",),
+         note="default chat mode; thinking mode would prime <think>; <｜DSML｜tool_calls>"),
     Rule(_DS + r"v3\.2-?speciale", "deepseek-v3.2-speciale", ("deepseek_dsml", "deepseek_v31"), True,
          note="thinking-only model"),
     Rule(_DS + r"v3\.2-?exp", "deepseek-v3.2-exp", ("deepseek_v31", "deepseek_dsml"), True,
@@ -175,6 +187,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"glm-?4\.6", "glm-4.6", ("glm45",)),
     Rule(r"glm-?4\.5", "glm-4.5", ("glm45",)),
     Rule(r"gpt-?oss", "gpt-oss", ("harmony",)),
+    Rule(r"muse-?glimmer", "muse-glimmer", ("muse",),
+         note="the prompt ends with <|start|>assistant: the output starts with ' to=RECIPIENT<|message|>'"),
     # -- Google -------------------------------------------------------------------------------------------
     Rule(r"functiongemma", "functiongemma", ("gemma4",),
          note="Gemma 4 grammar inside <start_function_call>/<end_function_call>"),
@@ -189,6 +203,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"phi-?4-?mini", "phi-4-mini", ("phi4_mini",)),
     Rule(r"internlm-?2", "internlm2", ("internlm",)),
     Rule(r"internlm-?3", "internlm3", ("internlm",)),
+    Rule(r"north", "cohere-north", ("command_r",), requires=r"cohere",
+         note="Command A family: <|START_THINKING|> reasoning, <|START_ACTION|> calls"),
     Rule(r"command-?r7b", "command-r7b", ("command_r",)),
     Rule(r"command-?a(?![a-z])", "command-a", ("command_r",)),
     Rule(r"command-?r-?(?:plus|\+)", "command-r-plus", ("command_r",)),
@@ -207,6 +223,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
     Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), note="steptml invokes; Step-3.5 is another family"),
     Rule(r"minimax-?m1", "minimax-m1", ("minimax_m1",)),
+    Rule(r"minimax-?m3", "minimax-m3", ("minimax_m3",),
+         note="]<]minimax[>[ namespaced XML calls; reasons in <mm:think>, primed when thinking_mode is enabled"),
     Rule(r"minimax-?m2", "minimax-m2", ("minimax",), True, note="the template opens <think> in the prompt"),
     Rule(r"seed-?oss", "seed-oss", ("seed_oss",), note="reasons in <seed:think>, written by the model"),
     Rule(r"jamba", "jamba", ("jamba",)),
@@ -215,6 +233,21 @@ RULES: tuple[Rule, ...] = (
     Rule(r"olmo-?3", "olmo-3", ("pythonic",)),
     Rule(r"lfm-?2", "lfm2", ("pythonic",)),
     Rule(r"ernie-?4\.5", "ernie-4.5", _HERMES),
+    # -- StepFun, Tencent, ServiceNow, Xiaomi, poolside, SpeakLeash, Reka ----------------------------------
+    Rule(r"step-?3\.5", "step-3.5", _QWEN3_CODER, True, note="Qwen3-Coder XML calls; the template ends with <think>"),
+    Rule(r"hunyuan-?a13b", "hunyuan-a13b", ("hunyuan",),
+         note="<think>, then <answer> around the reply and <tool_calls>[...]"),
+    Rule(r"apriel", "apriel-1.5", ("apriel",), requires=r"1\.5",
+         note="the model writes 'Here are my reasoning steps:' ... [BEGIN FINAL RESPONSE]"),
+    Rule(r"apriel", "apriel", ("apriel",), True,
+         note="Apriel 1.6+ templates end the prompt with 'Here are my reasoning steps:'"),
+    Rule(r"mimo-?v2", "mimo-v2", _QWEN3_CODER, True,
+         note="Qwen3-style XML calls; thinking is on by default (the prompt opens <think>)"),
+    Rule(r"mimo", "mimo", _HERMES, note="MiMo-7B: the model writes <think> itself"),
+    Rule(r"laguna|poolside", "laguna", ("glm45",),
+         note="GLM-4 style <arg_key>/<arg_value> calls; thinking mode would prime <think>"),
+    Rule(r"bielik", "bielik", _HERMES, note="<tool_call> JSON"),
+    Rule(r"reka", "reka", _HERMES, note="reasons in <reasoning> written by the model"),
     # -- Mistral: sub-brands first, since several contain "mistral" ------------------------------------
     Rule(r"magistral", "magistral", ("mistral",), note=_V11 + "; reasons in [THINK]...[/THINK]"),
     Rule(r"devstral", "devstral", ("mistral",), note=_V11),
@@ -300,20 +333,27 @@ THINKING_PRIMES = frozenset(
     {
         "qwen3.5", "qwen3-thinking", "qwq", "deepseek-v3.1", "deepseek-v3.2", "deepseek-v3.2-exp",
         "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
-        "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano", "minicpm5",
+        "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
+        "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
+        "minimax-m3", "cohere-north", "minicpm5",
     }
 )  # fmt: skip
-_THINKING_KEYS = ("enable_thinking", "thinking")
+_THINKING_KEYS = ("enable_thinking", "thinking", "reasoning")  # `reasoning`: Cohere's templates
 
 
 def start_in_reasoning_for(model_id: str, chat_template_kwargs: dict[str, Any] | None = None) -> bool:
     """Whether the output of ``model_id`` starts inside reasoning, given the request's
-    ``chat_template_kwargs``: ``enable_thinking`` / ``thinking`` false means the template closed (or never
-    opened) the reasoning, true means it opened it for the families in :data:`THINKING_PRIMES`; without
-    them the preset decides. The proxy and the vLLM adapter call this with the request they serve."""
+    ``chat_template_kwargs``: ``enable_thinking`` / ``thinking`` (MiniMax-M3: ``thinking_mode``) false
+    means the template closed (or never opened) the reasoning, true means it opened it for the families in
+    :data:`THINKING_PRIMES`; without them the preset decides. The proxy and the vLLM adapter call this with
+    the request they serve."""
     preset = preset_for(model_id)
+    kwargs = dict(chat_template_kwargs or {})
+    mode = kwargs.get("thinking_mode")  # MiniMax-M3: "enabled" / "disabled"
+    if mode in ("enabled", "disabled"):
+        kwargs.setdefault("enable_thinking", mode == "enabled")
     for key in _THINKING_KEYS:
-        value = (chat_template_kwargs or {}).get(key)
+        value = kwargs.get(key)
         if isinstance(value, bool):
             return value and (preset.family in THINKING_PRIMES or preset.start_in_reasoning)
     return preset.start_in_reasoning

@@ -58,6 +58,11 @@ CANONICAL_FORMATS = frozenset(
         "longcat",
         "minicpm5",
         "step3",
+        "minimax_m3",
+        "muse",
+        "apriel",
+        "granite_thinking",
+        "hunyuan",
     ]
 )
 
@@ -204,6 +209,24 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("baidu/ERNIE-4.5-21B-A3B-PT", "ernie-4.5", HERMES, False),
     # Whole-path fallback: the organisation names the family
     ("mistralai/Pixtral-12B-2409", "mistral", ("mistral",), False),
+    # Families formats="auto" parsed before they had a preset (issue 17)
+    ("deepseek-ai/DeepSeek-V4", "deepseek-v4", ("deepseek_dsml",), False),
+    ("deepseek-ai/DeepSeek-V4-Flash", "deepseek-v4-flash", ("deepseek_dsml",), False),
+    ("deepseek-v4-flash-thinking", "deepseek-v4-flash", ("deepseek_dsml",), True),
+    ("deepseek-ai/DeepSeek-V4.1", "deepseek-v4.1", ("deepseek_dsml",), False),
+    ("deepseek/deepseek-v4.1:thinking", "deepseek-v4.1", ("deepseek_dsml",), True),
+    ("stepfun-ai/Step-3.5-Flash", "step-3.5", ("qwen3_coder", "hermes"), True),
+    ("tencent/Hunyuan-A13B-Instruct", "hunyuan-a13b", ("hunyuan",), False),
+    ("ServiceNow-AI/Apriel-1.6-15b-Thinker", "apriel", ("apriel",), True),
+    ("ServiceNow-AI/Apriel-1.5-15b-Thinker", "apriel-1.5", ("apriel",), False),
+    ("XiaomiMiMo/MiMo-V2-Flash", "mimo-v2", ("qwen3_coder", "hermes"), True),
+    ("XiaomiMiMo/MiMo-7B-RL", "mimo", HERMES, False),
+    ("poolside/Laguna", "laguna", ("glm45",), False),
+    ("speakleash/Bielik-11B-v2.6-Instruct", "bielik", HERMES, False),
+    ("RekaAI/reka-flash-3.1", "reka", HERMES, False),
+    ("cohere-north", "cohere-north", ("command_r",), False),
+    ("MiniMaxAI/MiniMax-M3", "minimax-m3", ("minimax_m3",), False),
+    ("MuseGlimmer-8B", "muse-glimmer", ("muse",), False),
 ]
 
 

@@ -1,5 +1,5 @@
 """Formats whose arguments are text values in tags (text-value rule): qwen3_coder, seed_oss, xml_invoke, minimax,
-deepseek_dsml, glm45."""
+deepseek_dsml, minimax_m3, glm45."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import re
 from functools import lru_cache
 
 from ..core.engine import Engine, Handler
-from ..core.lookahead import LOOKAHEAD, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, read_header, skip_ws, starts_or_prefix
 from ..core.scanner import split_ns
 from ..states.tag_body import TagCallState, TagSyntax
+from ..states.text import drop
+from ..states.xml_tree import XmlTreeState
 from .base import FormatSpec, Wiring
 from .openers import Decision, block, block_table, tag_call
 
@@ -112,15 +114,87 @@ def wire_minimax(w: Wiring) -> None:
 
 
 DSML = "｜DSML｜"
+# DeepSeek-V3.2 wraps calls in `function_calls`, V4 / V4-Flash in `tool_calls`, V4.1 writes a space after the
+# DSML token in every tag (`<｜DSML｜ calls>`, `<｜DSML｜ invoke`, `<｜DSML｜ parameter`). Each spelling of the
+# section accepts the invokes of both spacings; an invoke's parameters and closer follow its own spacing.
+DSML_SECTIONS = ("function_calls", "tool_calls", "calls")
+_DSML_PREFIXES = (DSML, DSML + " ")
+# A no-argument call written as one self-closing tag: `<｜DSML｜invoke name="x"/>`.
+_SELF_CLOSING = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*/>""")
+
+
+@lru_cache(maxsize=8)
+def _dsml_syntax(prefix: str) -> TagSyntax:
+    # V4.1's engines also end a value at the next parameter tag when its closer is missing (lenient).
+    syn = invoke_syntax(prefix)
+    if prefix == DSML:
+        return syn
+    return TagSyntax(syn.param_open, syn.header_end, syn.param_header, syn.param_close, syn.call_close, lenient=True)
+
+
+def _dsml_invoke(prefix: str) -> Handler:
+    body = tag_call("deepseek_dsml", INVOKE_NAME, ">", _dsml_syntax(prefix))
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        m = read_header(eng.buf, e, ">", _SELF_CLOSING, final)
+        if m is None:
+            return None
+        if m:
+            eng.begin_call("deepseek_dsml", s)
+            eng.set_name(m.group("name").strip())
+            eng.args("{}")
+            eng.end_call(m.end())
+            eng.pos = m.end()
+            return True
+        return body(eng, s, e, final)
+
+    return handler
+
+
 _DSML_BLOCK = block_table(
-    {f"<{DSML}invoke": invoke_call("deepseek_dsml", DSML)},
-    (f"</{DSML}function_calls>", f"</{DSML}tool_calls>"),
+    {f"<{p}invoke": _dsml_invoke(p) for p in _DSML_PREFIXES},
+    tuple(f"</{p}{name}>" for p in _DSML_PREFIXES for name in DSML_SECTIONS),
 )
 
 
 def wire_deepseek_dsml(w: Wiring) -> None:
-    w.on(f"<{DSML}function_calls>", block(_DSML_BLOCK, f"<{DSML}invoke"))
-    w.on(f"<{DSML}tool_calls>", block(_DSML_BLOCK, f"<{DSML}invoke"))
+    for p in _DSML_PREFIXES:
+        for name in DSML_SECTIONS:
+            w.on(f"<{p}{name}>", block(_DSML_BLOCK, f"<{DSML}"))
+
+
+# minimax_m3 -------------------------------------------------------------------------------------------
+
+# MiniMax-M3 writes its namespace token before every tag of a call; arguments are an element tree
+# (`<city>Paris</city>`, nested objects, repeated `<item>` for arrays). The token is removed from the
+# body; a tag the model wrote without it is read too.
+M3_NS = "]<]minimax[>["
+M3_INVOKE_NAME = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*>""")
+
+
+def m3_invoke(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    m = read_header(eng.buf, e, ">", M3_INVOKE_NAME, final)
+    if not m:
+        return m
+    eng.begin_call("minimax_m3", s)
+    eng.set_name(m.group("name").strip())
+    eng.pos = m.end()
+    eng.push(XmlTreeState("</invoke>", M3_NS))
+    return True
+
+
+_M3_BLOCK = block_table(
+    {f"{M3_NS}<invoke": m3_invoke, "<invoke": m3_invoke, M3_NS: drop},
+    (f"{M3_NS}</tool_call>", "</tool_call>"),
+)
+
+
+def wire_minimax_m3(w: Wiring) -> None:
+    w.on(f"{M3_NS}<tool_call>", block(_M3_BLOCK))
+    w.on(f"{M3_NS}<invoke", m3_invoke)  # models also write the invokes without the section
+    # The namespace token is a special token, never prose; so is a namespaced section closer left over.
+    w.on(M3_NS, drop)
+    w.on(f"{M3_NS}</tool_call>", drop)
 
 
 # glm45 ------------------------------------------------------------------------------------------------
@@ -162,6 +236,8 @@ def glm45_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
 
 def wire_glm45(w: Wiring) -> None:
     w.on("<tool_call>", glm45_open)
+    if w.explicit:  # GLM-4.5+ interleave reasoning blocks with text and calls; only where GLM is named
+        w.add_reasoning("<think>", "</think>", start_only=False)
 
 
 SPECS = [
@@ -199,12 +275,24 @@ SPECS = [
     ),
     FormatSpec(
         "deepseek_dsml",
-        "DeepSeek-V3.2",
+        "DeepSeek-V3.2 (function_calls), V4 / V4-Flash (tool_calls), V4.1 (` calls`, a space in every tag)",
         '<｜DSML｜function_calls> <｜DSML｜invoke name="NAME"> <｜DSML｜parameter name="K" string="true|false">V'
-        "</｜DSML｜parameter> </｜DSML｜invoke> </｜DSML｜function_calls>",
+        "</｜DSML｜parameter> </｜DSML｜invoke> </｜DSML｜function_calls> · "
+        "<｜DSML｜tool_calls>...</｜DSML｜tool_calls> · "
+        '<｜DSML｜ calls> <｜DSML｜ invoke name="NAME"> <｜DSML｜ parameter ...>V</｜DSML｜ parameter> ... · '
+        '<｜DSML｜invoke name="NAME"/> (no arguments)',
         '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n<｜DSML｜parameter name="minutes" '
         'string="false">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
         wire_deepseek_dsml,
+    ),
+    FormatSpec(
+        "minimax_m3",
+        "MiniMax-M3",
+        ']<]minimax[>[<tool_call> ]<]minimax[>[<invoke name="NAME"> ]<]minimax[>[<K>V]<]minimax[>[</K> ... '
+        "]<]minimax[>[</invoke> ]<]minimax[>[</tool_call> (nested <K> objects, repeated <item> arrays)",
+        ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="fare_quote">\n]<]minimax[>[<route>LIS-OPO'
+        "]<]minimax[>[</route>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>",
+        wire_minimax_m3,
     ),
     FormatSpec(
         "glm45",

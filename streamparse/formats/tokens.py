@@ -1,14 +1,16 @@
-"""Formats built from special tokens: deepseek_v3, deepseek_v31, kimi_k2, harmony."""
+"""Formats built from special tokens: deepseek_v3, deepseek_v31, kimi_k2, harmony, muse."""
 
 from __future__ import annotations
 
 import re
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
-from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
+from ..states.tag_body import TagCallState
 from ..states.text import CONTROL_TOKENS, drop, pop_scope
+from . import tagged
 from .base import FormatSpec, Wiring
 from .openers import Decision, block, block_table
 
@@ -209,6 +211,8 @@ def _header(eng: Engine, s: int, e: int, final: bool, role_part: bool) -> Decisi
     if idx < 0:
         return None if (len(buf) < e + 2 * LOOKAHEAD and not final) else False
     header = buf[e:idx]
+    if role_part and H_CHANNEL not in header:
+        return False  # no channel: not harmony (muse's `<|start|>assistant to=R<|message|>`)
     # The recipient may sit in the role part (`<|start|>assistant to=...`) or the channel part.
     channel_part = header.partition(H_CHANNEL)[2] if role_part else header
     words = channel_part.replace("<|constrain|>", " ").split()
@@ -256,6 +260,79 @@ def wire_harmony(w: Wiring) -> None:
     w.on(H_BARE_RECIPIENT, harmony_first_message)
 
 
+# muse (MuseGlimmer) ------------------------------------------------------------------------------------------
+# Messages `<|start|>assistant to=RECIPIENT<|message|>BODY<|eom|>` (the first one without `<|start|>assistant`:
+# the prompt ends with it). `self`: reasoning; `user` or none: the answer; anything else: a tool message whose
+# body is an `<atem:function_calls>` section. The header is markup, never text.
+
+M_END = ("<|eom|>", "<|eot|>")
+_MUSE_HEADER = re.compile(r"[ \t]*(?:assistant)?[ \t]*(?:to=(?P<to>[A-Za-z0-9_.\-]{1,200}))?[ \t]*")
+_MUSE_REASONING = MarkerTable(
+    {
+        **{t: [pop_scope] for t in M_END},
+        H_START: [_leave_analysis],
+        **{t: [drop] for t in CONTROL_TOKENS if t not in M_END},
+    }
+)
+
+
+def _muse_message(eng: Engine, s: int, e: int, final: bool, role: str) -> Decision:
+    """A header from ``e`` (after ``<|start|>``, or at the start of the output) up to ``<|message|>``."""
+    buf = eng.buf
+    idx = buf.find(H_MESSAGE, e, e + LOOKAHEAD)
+    if idx < 0:
+        return None if (len(buf) < e + LOOKAHEAD and not final) else False
+    m = _MUSE_HEADER.fullmatch(buf, e, idx)
+    if m is None or (role and not buf[e:idx].lstrip().startswith(role)):
+        return False
+    eng.pos = idx + len(H_MESSAGE)
+    if m.group("to") == "self":
+        eng.begin_reasoning_segment()
+        eng.push(ScanState(_MUSE_REASONING, reasoning=True))
+    return True
+
+
+def muse_start(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    return _muse_message(eng, s, e, final, "assistant")
+
+
+def muse_first(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """The first message: `` to=self<|message|>`` at the very start of the output (start rule)."""
+    ok = starts_or_prefix(eng.buf, s, "to=")
+    if not ok:
+        return None if ok is None and not final else False
+    return _muse_message(eng, s, s, final, "")
+
+
+def _muse_invoke(eng: Engine, s: int, e: int, final: bool) -> Decision:
+    """``<atem:invoke name="NAME">``; a bare tool's doubled name (``get_weather.get_weather``, what the
+    template's ``NAME.*`` recipient leads to) is the tool when declared."""
+    m = read_header(eng.buf, e, ">", tagged.INVOKE_NAME, final)
+    if not m:
+        return m
+    name = m.group("name").strip()
+    head, dot, tail = name.partition(".")
+    tools = eng.cfg.tools
+    if dot and head == tail and tools is not None and name not in tools and head in tools:
+        name = head
+    eng.begin_call("muse", s)
+    eng.set_name(name)
+    eng.pos = m.end()
+    eng.push(TagCallState(tagged.invoke_syntax("atem:")))
+    return True
+
+
+_MUSE_BLOCK = block_table({"<atem:invoke": _muse_invoke}, ("</atem:function_calls>",))
+
+
+def wire_muse(w: Wiring) -> None:
+    w.on(H_START, muse_start)
+    w.on("<atem:function_calls>", block(_MUSE_BLOCK, "<atem:invoke"))
+    w.on(H_MESSAGE, drop)  # a bare header: the answer follows
+    w.on("<|eom|>", drop)
+    w.start.append(muse_first)
+
+
 SPECS = [
     FormatSpec(
         "deepseek_v3",
@@ -291,5 +368,17 @@ SPECS = [
         "<|channel|>analysis<|message|>Need the order.<|end|><|start|>assistant<|channel|>commentary "
         'to=functions.lookup_order <|constrain|>json<|message|>{"order_id":"A-1001"}<|call|>',
         wire_harmony,
+    ),
+    FormatSpec(
+        "muse",
+        "MuseGlimmer",
+        " to=self<|message|>REASONING<|eom|><|start|>assistant to=TOOL<|message|><atem:function_calls> "
+        '<atem:invoke name="NAME"> <atem:parameter name="K">V</atem:parameter> </atem:invoke> '
+        "</atem:function_calls><|eom|> · <|start|>assistant to=user<|message|>ANSWER<|eot|>",
+        " to=self<|message|>Set it.<|eom|><|start|>assistant to=set_alarm<|message|><atem:function_calls>\n"
+        '<atem:invoke name="set_alarm">\n<atem:parameter name="minutes">15</atem:parameter>\n</atem:invoke>\n'
+        "</atem:function_calls><|eom|>",
+        wire_muse,
+        notes="The headers are markup; `self` messages are reasoning, `user` (or no recipient) the answer.",
     ),
 ]

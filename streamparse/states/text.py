@@ -26,6 +26,11 @@ CONTROL_TOKENS: tuple[str, ...] = (
     "<|END_TEXT|>",
     "<|tool_response>",  # Gemma 4 ends a call turn with it: a control token, never visible text
     "<|/tool_call|>",  # Phi-4-mini's call closer, when the call before it ended with its JSON
+    "<|message_model|>",  # Inkling: a model message begins
+    "<|content_text|>",  # Inkling: the visible-text block of a message
+    "<|end_message|>",
+    "<|content_model_end_sampling|>",
+    "<|plamo:tag|>",  # PLaMo 3's end of turn
 )
 
 # Reasoning wrappers (reasoning rule): opener -> closer. ``<think>`` opens only at the start of the output.
@@ -35,7 +40,33 @@ REASONING: dict[str, str] = {
     "[THINK]": "[/THINK]",
     "<|START_THINKING|>": "<|END_THINKING|>",
     "<|channel>thought": "<channel|>",
+    "<mm:think>": "</mm:think>",  # MiniMax-M3
+    "◁think▷": "◁/think▷",  # Kimi-VL-Thinking, Kimi-K2.5 (U+25C1 / U+25B7)
+    "<think:opensource>": "</think:opensource>",  # Tencent Hy3
+    "<reasoning>": "</reasoning>",  # Reka Flash 3
+    "<|content_thinking|>": "<|end_message|>",  # Inkling's typed content blocks (SGLang's InklingDetector)
+    "[unused16]": "[unused17]",  # openPangu tokenizers without <think> (vLLM's pangu reasoning parser)
+    "<|plamo:begin_think:plamo|>": "<|plamo:end_think:plamo|>",  # PLaMo 3
+    "<ifm|think>": "</ifm|think>",  # K2 Horizon, by reasoning effort: high, medium, low
+    "<ifm|think_fast>": "</ifm|think_fast>",
+    "<ifm|think_faster>": "</ifm|think_faster>",
 }
+# Openers that count only at the start of the output (later they are prose about tags).
+START_ONLY_REASONING = frozenset({"<think>", "<reasoning>"})
+# Closers that, with no opener before them, say the prompt had opened the reasoning (orphan closers): the
+# text before them is reasoning. Special tokens only; a format adds plain-text ones where it is named.
+ORPHAN_CLOSERS = (
+    "</think>",
+    "</mm:think>",
+    "◁/think▷",
+    "</think:opensource>",
+    "<|END_THINKING|>",
+    "[unused17]",
+    "<|plamo:end_think:plamo|>",
+    "</ifm|think>",
+    "</ifm|think_fast>",
+    "</ifm|think_faster>",
+)
 REASONING_DROPPED = ("<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>")
 
 
