@@ -458,6 +458,9 @@ def create_app(
 
 def app_from_env() -> ProxyApp:
     """The app of one uvicorn worker process (``streamparse serve --workers N``), from its environment."""
+    from .deadline import server_settings
+
     upstream, options, level = env_options()
     setup_logging(level)
+    server_settings(options)  # this process's protocol class gets the deadlines
     return create_app(upstream, options=options)
