@@ -107,12 +107,12 @@ def parse_chat_body(body: bytes | bytearray, opts: ServerOptions) -> dict[str, A
         raise BodyRefused(400, "too_deep", f"the request body nests deeper than {opts.max_json_depth} levels") from None
     except ValueError as exc:  # also UnicodeDecodeError
         raise BodyRefused(400, "invalid_json", f"the request body is not valid JSON: {str(exc)[:200]}") from None
-    if not isinstance(payload, dict):
-        raise BodyRefused(400, "invalid_json", "the request body must be a JSON object")
     deep = _too_deep(payload, opts.max_json_depth)
     if deep is not None:
         raise BodyRefused(
             400, "too_deep", f"the request body nests deeper than {opts.max_json_depth} levels (at {_path(deep)})"
         )
+    if not isinstance(payload, dict):
+        raise BodyRefused(400, "invalid_json", "the request body must be a JSON object")
     _check_tools(payload.get("tools"), opts)
     return payload
