@@ -37,9 +37,9 @@ async def _reply(request: Request) -> Response:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[ServeProcess]:
-    with ServerThread(Starlette(routes=[Route("/v1/chat/completions", _reply, methods=["POST"])])) as up:
-        with ServeProcess(f"http://127.0.0.1:{up.port}/v1", *FLAGS) as srv:
-            yield srv
+    upstream = ServerThread(Starlette(routes=[Route("/v1/chat/completions", _reply, methods=["POST"])]))
+    with upstream, ServeProcess(f"http://127.0.0.1:{upstream.port}/v1", *FLAGS) as srv:
+        yield srv
 
 
 def _chat(port: int, **headers: str) -> int:
