@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -191,3 +192,14 @@ def _http_client_post(port: int, body: bytes, chunked: bool) -> int:
 def test_a_50_mb_body_gets_its_413_rather_than_a_reset(served: ServeProcess, chunked: bool) -> None:
     body = b'{"model": "m", "messages": [{"role": "user", "content": "' + b"x" * (50 * 1000 * 1000) + b'"}]}'
     assert [_http_client_post(served.port, body, chunked) for _ in range(3)] == [413, 413, 413]
+
+
+def test_a_client_expecting_100_continue_gets_the_413_before_sending_its_body(proxy: int) -> None:
+    head = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+        b"content-length: 50000000\r\nexpect: 100-continue\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", proxy), timeout=10) as sock:
+        sock.sendall(head)
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 413 ")  # no "100 Continue" first: the body is never asked for

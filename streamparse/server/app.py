@@ -226,6 +226,8 @@ class ProxyApp:
         size = int(declared) if declared.isdigit() else None
         buf = bytearray(size) if size is not None and size <= limit else bytearray()
         got = 0
+        if size is not None and size > limit and "100-continue" in request.headers.get("expect", "").lower():
+            return await self._too_big(None, 0)  # the client waits for our go before sending: it never comes
         try:
             stream = request.stream()
             async for piece in stream:
@@ -243,10 +245,10 @@ class ProxyApp:
             del buf[got:]
         return buf  # a bytearray: converting it to bytes would hold the body twice
 
-    async def _too_big(self, stream: Any, drained: int) -> Response:
+    async def _too_big(self, stream: Any | None, drained: int) -> Response:
         self.metrics.inc("refused_total", "413")
         limit, bound = self.options.max_body_bytes, self.options.max_drain_bytes
-        if bound > 0:
+        if bound > 0 and stream is not None:
             with anyio.move_on_after(self.options.body_rate_window):
                 async for piece in stream:
                     drained += len(piece)
