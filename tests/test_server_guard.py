@@ -81,8 +81,9 @@ def test_every_configured_key_works_as_bearer_or_x_api_key(locked: int) -> None:
     assert _post(locked, json=CHAT, headers={"x-api-key": OTHER}).status_code == 200
 
 
-def test_health_and_metrics_need_no_key(locked: int) -> None:
+def test_health_and_metrics_need_no_key_and_answer_any_host(locked: int) -> None:
     assert httpx.get(f"http://127.0.0.1:{locked}/health", timeout=10).status_code == 200
+    assert httpx.get(f"http://127.0.0.1:{locked}/health", headers={"host": "10.0.0.7:8090"}, timeout=10).is_success
     metrics = httpx.get(f"http://127.0.0.1:{locked}/metrics", timeout=10)
     assert metrics.status_code == 200 and 'streamparse_refused_total{status="401"}' in metrics.text
 

@@ -163,9 +163,11 @@ class ProxyApp:
     def _refused(self, request: Request) -> Response | None:
         """The origin, key and content-type checks (``guard.py``): an error response, or None."""
         opts, headers, path = self.options, request.headers, request.scope["path"]
+        if path in OPEN_PATHS:  # probes (which use the pod's address as Host) and scrapers: counters only
+            return None
         problem = host_problem(headers, opts.allowed_hosts)
         playground = self.playground is not None and (path == PLAYGROUND or path.startswith(PLAYGROUND + "/"))
-        if problem is None and not playground and path not in OPEN_PATHS and not authorized(headers, opts.api_keys):
+        if problem is None and not playground and not authorized(headers, opts.api_keys):
             self.metrics.inc("refused_total", "401")
             return _error(
                 401, "a valid API key is required (Authorization: Bearer <key>)", "invalid_request_error",

@@ -11,7 +11,8 @@
   ``/v1/files`` take multipart), so a POST with a body must be JSON, or multipart from a client that is not
   a cross-site page (browsers mark those with ``Origin``/``Sec-Fetch-Site``).
 
-``/health`` and ``/metrics`` answer without a key (probes and scrapers); they reveal counters only.
+``/health`` and ``/metrics`` answer without a key and for any Host (probes use the pod's address, and
+scrapers a service name); they reveal counters only.
 """
 
 from __future__ import annotations
