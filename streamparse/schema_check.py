@@ -65,7 +65,8 @@ def _node_problem(node: dict[str, Any], old_draft: bool) -> tuple[str, str] | No
             return "pattern", f"{pattern!r} is not a regular expression ({exc})"
     for key in _COUNTS:
         value = node.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())  # 5.0 counts
+        if value is not None and (isinstance(value, bool) or not whole or value < 0):
             return key, f"{value!r} is not a non-negative integer"
     for key in _SCHEMA_MAPS:
         if key in node and not isinstance(node[key], dict):
