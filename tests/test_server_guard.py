@@ -34,13 +34,15 @@ class Echo:
         self.seen: list[dict[str, str]] = []
 
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/{path:path}", self.any, methods=["GET", "POST"])])
+        return Starlette(routes=[Route("/{path:path}", self.any, methods=["GET", "POST", "OPTIONS"])])
 
     async def any(self, request: Request) -> Response:
         self.seen.append(dict(request.headers))
         message = {"role": "assistant", "content": "ok"}
+        cors = {"access-control-allow-origin": "*", "access-control-allow-headers": "*"}  # vLLM's default
         return JSONResponse({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-                             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})  # fmt: skip
+                             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]},
+                            headers=cors)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -199,3 +201,19 @@ def test_the_host_allowlist_defaults_to_loopback_names_when_bound_to_loopback() 
     assert _options("--host", "0.0.0.0").allowed_hosts is None  # documented: set --allowed-host there
     assert _options("--allowed-host", "proxy.internal").allowed_hosts == ("proxy.internal",)
     assert _options("--allowed-host", "*").allowed_hosts is None
+
+
+def test_no_cors_grant_reaches_a_browser(echo: tuple[Echo, int]) -> None:
+    # The upstream allows any origin; relayed, that would let any page read the proxy's replies.
+    fake, up_port = echo
+    with ServerThread(create_app(f"http://127.0.0.1:{up_port}/v1")) as srv:
+        before = len(fake.seen)
+        preflight = httpx.options(
+            f"http://127.0.0.1:{srv.port}/v1/chat/completions",
+            headers={"origin": "https://evil.example", "access-control-request-method": "POST"},
+            timeout=10,
+        )
+        assert preflight.status_code == 405 and "access-control-allow-origin" not in preflight.headers
+        assert len(fake.seen) == before  # not relayed
+        for resp in (_post(srv.port, json=CHAT), httpx.get(f"http://127.0.0.1:{srv.port}/v1/models", timeout=10)):
+            assert resp.status_code == 200 and not [h for h in resp.headers if h.startswith("access-control-")]

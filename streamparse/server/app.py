@@ -85,6 +85,12 @@ def _error(
     return JSONResponse(body, status_code=status, headers={k.replace("_", "-"): v for k, v in headers.items()})
 
 
+def _no_cors(headers: dict[str, str]) -> dict[str, str]:
+    """Without the upstream's CORS grants (vLLM allows any origin by default): relayed, they would let
+    any web page the user opens read replies from the proxy with the user's network position."""
+    return {k: v for k, v in headers.items() if not k.lower().startswith("access-control-")}
+
+
 _RETRY_HEADER = "x-streamparse-retries"  # how many times the upstream was asked again (non-streaming)
 
 
@@ -205,6 +211,9 @@ class ProxyApp:
             status = 404 if "not under" in str(exc) else 400
             self.metrics.inc("refused_total", str(status))
             return _error(status, str(exc), "invalid_request_error")
+        if method == "OPTIONS":  # a CORS preflight: never granted (see _no_cors), never sent upstream
+            self.metrics.inc("refused_total", "405")
+            return _error(405, "the proxy answers no CORS preflight", "invalid_request_error", allow="GET, POST")
         if request.headers.get(HOP_HEADER) == self.hop_id:
             self.metrics.inc("refused_total", "508")
             return _error(508, "the upstream URL points back at this proxy", "invalid_request_error")
@@ -316,7 +325,7 @@ class ProxyApp:
     def _reply_headers(self, resp: httpx.Response, *, keep_type: bool = False) -> dict[str, str]:
         # x-request-id, rate-limit and processing-time headers reach the client; the body is re-encoded.
         drop = ("content-encoding", *_OWN_RESPONSE_HEADERS, *(() if keep_type else ("content-type",)))
-        return _headers(resp.headers, drop=drop)
+        return _no_cors(_headers(resp.headers, drop=drop))
 
     # -- routes ----------------------------------------------------------------------------------------
 
@@ -429,7 +438,7 @@ class ProxyApp:
         resp = await self._send(request, request.method, url, _headers(request.headers), body)
         if not isinstance(resp, httpx.Response):
             return resp
-        headers = _headers(resp.headers, drop=_OWN_RESPONSE_HEADERS)
+        headers = _no_cors(_headers(resp.headers, drop=_OWN_RESPONSE_HEADERS))
         if "content-length" in resp.headers:  # relayed raw (still encoded): the length holds
             headers["content-length"] = resp.headers["content-length"]
         return Relay(self.metrics, resp, None, headers, 0.0)
