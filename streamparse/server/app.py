@@ -9,10 +9,13 @@ from the request (its ``model``'s preset, its ``chat_template_kwargs``; the serv
 Replies that already carry structured ``tool_calls`` pass through, as do upstream errors (same status
 and body) and every other ``/v1/*`` route; ``GET /health`` and ``GET /metrics`` are the proxy's own.
 
-Resources are bounded: the request body (413), an upstream SSE line, a call's size, the upstream pool
-(sized for thousands of streams, with a pool timeout: 503), and a request whose client leaves while it
-waits for a connection is never sent. Paths are confined under ``/v1`` (``paths.py``). No traceback
-reaches a client: anything unexpected is logged and answered with an OpenAI error object.
+Resources are bounded: the request body (413, drained so the client sees it), the JSON and tools of a
+chat request (``limits.py``), an upstream SSE line, a call's size, the upstream pool (sized for thousands
+of streams, with a pool timeout: 503), and a request whose client leaves while it waits for a connection
+is never sent. Before any of that, ``guard.py`` checks the Host, the API key and the content type; slow
+clients are cut at the socket (``deadline.py``). Paths are confined under ``/v1`` (``paths.py``). No
+traceback reaches a client: anything unexpected is logged and answered with an OpenAI error object.
+docs/deploying.md has the whole list.
 """
 
 from __future__ import annotations
