@@ -120,7 +120,7 @@ def bare_app(upstream: str) -> Any:
     from streamparse.server.app import ProxyApp, create_app
 
     class PassThrough(ProxyApp):
-        async def chat(self, request: Request, url: str, body: bytes) -> Any:
+        async def chat(self, request: Request, url: str, body: bytearray) -> Any:
             return await self.passthrough(request, url, body)
 
     app = create_app(upstream)
@@ -158,6 +158,9 @@ def starlette_app(upstream: str) -> Any:
 def proxy_main(sock: socket.socket, kind: str, upstream: str) -> None:
     import uvicorn
 
+    from streamparse.server.deadline import server_settings
+
+    settings: dict[str, Any] = {}
     if kind == "bare":
         app = bare_app(upstream)
     elif kind == "starlette":
@@ -166,7 +169,9 @@ def proxy_main(sock: socket.socket, kind: str, upstream: str) -> None:
         from streamparse.server import create_app
 
         app = create_app(upstream)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", backlog=4096)).run(sockets=[sock])
+    if kind != "starlette":  # uvicorn as `streamparse serve` runs it: with the head/body deadlines
+        settings = server_settings(app.options)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", backlog=4096, **settings)).run(sockets=[sock])
 
 
 # -- load --------------------------------------------------------------------------------------------

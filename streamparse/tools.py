@@ -6,8 +6,8 @@ models, plain functions, or a name -> schema mapping); ``ToolSet`` normalises th
 into name -> object schema. Bad definitions are programmer error and raise ``ValueError`` right there;
 model output can never make ``ToolSet`` raise (``validate`` reports problems as a detail string).
 
-Validators are compiled once per distinct schema and shared process-wide, because the same tool list
-is typically passed to a new parser for every request of a server.
+Validators are compiled lazily, on a tool's first call, and shared process-wide per distinct schema
+(``schema_check``): a server gets the same tools with every request, and most are never called.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, get_type_hints
+from typing import Annotated, Any, cast, get_type_hints
 from urllib.parse import unquote
 
 import jsonschema
@@ -29,6 +29,8 @@ import jsonschema.validators
 from jsonschema.protocols import Validator
 from pydantic import BaseModel, Field, create_model
 from pydantic.json_schema import GenerateJsonSchema
+
+from .schema_check import lazy_validator, shape_problem
 
 __all__ = ["ToolSet"]
 
@@ -392,12 +394,10 @@ class ToolSet:
         # Our own deep copy (in the caller's key order, which the model sees in ``openai_tools()``):
         # a caller mutating their dict later must not desynchronise schema and cache.
         schema = json.loads(json.dumps(schema))
-        try:
-            validator = _validator_for(schema, key)
-        except jsonschema.exceptions.SchemaError as exc:
-            path = _render_path(exc.absolute_path)
-            detail = _truncate(exc.message)
-            raise ValueError(f"tool {name!r}: invalid JSON Schema at {path}: {detail}") from exc
+        problem = shape_problem(schema)
+        if problem is not None:
+            raise ValueError(f"tool {name!r}: invalid JSON Schema at {_render_path(problem[0])}: {problem[1]}")
+        validator = lazy_validator(schema, key, _validator_for, _render_path)  # compiled on first use
         for ref in _local_refs(schema):
             try:
                 _resolve_pointer(schema, ref)
@@ -409,7 +409,7 @@ class ToolSet:
                 f"got type {schema.get('type')!r}"
             )
         self._tools[name] = _Tool(name, tool.description, schema, tool.function, tool.model)
-        self._validators[name] = validator
+        self._validators[name] = cast(Validator, validator)
         props = schema.get("properties")
         self._properties[name] = (
             {k: _deref_shallow(schema, v) for k, v in props.items()} if isinstance(props, dict) else {}

@@ -144,8 +144,11 @@ def test_an_open_call_is_reported_while_its_markup_is_held() -> None:
 
 def test_openai_chunks_are_what_the_fail_closed_writer_sends() -> None:
     ex = next(e for e in examples() if e["name"] == "rejections")
-    _, steps, done = run(ReplayRequest.from_json(ex["state"]))
-    chunks = [c for s in steps for c in s["openai"]]
+    start, steps, done = run(ReplayRequest.from_json(ex["state"]))
+    envelope = start["chunk_envelope"]
+    assert envelope == {"id": "chatcmpl-playground", "object": "chat.completion.chunk", "created": 0,
+                        "model": ex["state"]["model"]}  # fmt: skip
+    chunks = [{**envelope, "choices": [c]} for s in steps for c in s["openai"]]
     assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
     calls = [d["tool_calls"][0] for c in chunks if "tool_calls" in (d := c["choices"][0]["delta"])]
     # Only the accepted call goes out (its start, then its arguments whole); rejected ones never do.

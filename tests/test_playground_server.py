@@ -97,12 +97,12 @@ def test_a_replay_streams_start_steps_and_done_as_server_sent_events(client: Tes
 def test_a_bad_request_is_refused_before_streaming_with_the_reason(client: TestClient) -> None:
     res = client.post("/api/replay", json={"input": "x", "formats": ["hermez"]})
     assert res.status_code == 400 and "unknown format 'hermez'" in res.json()["error"]
-    res = client.post("/api/replay", content=b"{not json")
+    res = client.post("/api/replay", content=b"{not json", headers={"content-type": "application/json"})
     assert res.status_code == 400 and "not JSON" in res.json()["error"]
 
 
 def test_an_oversized_body_is_refused_unread(client: TestClient) -> None:
-    res = client.post("/api/replay", content=b"x" * (MAX_BODY_BYTES + 1))
+    res = client.post("/api/replay", content=b"x" * (MAX_BODY_BYTES + 1), headers={"content-type": "application/json"})
     assert res.status_code == 413
 
 

@@ -451,21 +451,40 @@ def test_schemas_differing_only_in_key_order_share_a_validator(monkeypatch: pyte
     schema = unique_schema(a={"type": "integer"}, b={"type": "string"})
     reordered = dict(reversed(list(schema.items())))
     reordered["properties"] = dict(reversed(list(schema["properties"].items())))
-    ToolSet.from_any({"x": schema})
-    ToolSet.from_any({"y": reordered})
+    for name, ts in (("x", ToolSet.from_any({"x": schema})), ("y", ToolSet.from_any({"y": reordered}))):
+        assert ts is not None and ts.validate(name, {"a": 1}) is None
     assert len(compiled) == 1
 
 
 def test_different_schemas_get_different_validators(monkeypatch: pytest.MonkeyPatch) -> None:
     compiled = count_compiles(monkeypatch)
-    ToolSet.from_any({"x": unique_schema(), "y": unique_schema()})
+    ts = ToolSet.from_any({"x": unique_schema(), "y": unique_schema()})
+    assert ts is not None and ts.validate("x", {}) is None and ts.validate("y", {}) is None
     assert len(compiled) == 2
+
+
+def test_validators_are_compiled_only_for_tools_that_are_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled = count_compiles(monkeypatch)
+    ts = ToolSet.from_any({f"t{i}": unique_schema(n={"type": "integer"}) for i in range(50)})
+    assert ts is not None and compiled == []
+    assert ts.validate("t7", {"n": "x"}) == "$.n: 'x' is not of type 'integer'"
+    assert ts.validate("t7", {"n": 1}) is None
+    assert len(compiled) == 1
+
+
+def test_a_schema_breaking_its_metaschema_rejects_its_calls_with_the_reason() -> None:
+    # Not caught by the structural check at construction: reported when the tool is first called.
+    ts = ToolSet.from_any({"f": unique_schema(n={"type": "integer", "multipleOf": -2})})
+    assert ts is not None
+    detail = ts.validate("f", {"n": 4})
+    assert detail is not None and "not a valid JSON Schema at $.properties.n.multipleOf" in detail
 
 
 def test_the_validator_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tools_module, "_VALIDATOR_CACHE_SIZE", 3)
     for _ in range(10):
-        ToolSet.from_any({"x": unique_schema()})
+        ts = ToolSet.from_any({"x": unique_schema()})
+        assert ts is not None and ts.validate("x", {}) is None
     assert len(tools_module._validators) <= 3
 
 

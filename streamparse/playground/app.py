@@ -63,6 +63,19 @@ _MODEL_SUGGESTIONS = (
 )
 
 
+# Sent with every playground response: the page runs only its own scripts and styles, talks only to its own
+# origin, cannot be framed (clickjacking) and its assets are never sniffed into another type.
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+}
+
+
 def _static(name: str) -> bytes:
     return resources.files(__package__).joinpath("static", name).read_bytes()
 
@@ -113,7 +126,7 @@ async def _read_body(request: Request) -> bytes | None:
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
 
 
 class _Playground:
@@ -124,7 +137,8 @@ class _Playground:
         self.running = 0
 
     async def index(self, request: Request) -> Response:
-        return Response(_static("index.html"), media_type=_STATIC_TYPES[".html"], headers={"cache-control": "no-cache"})
+        headers = {"cache-control": "no-cache", **SECURITY_HEADERS}
+        return Response(_static("index.html"), media_type=_STATIC_TYPES[".html"], headers=headers)
 
     async def asset(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -135,18 +149,24 @@ class _Playground:
             body = _static(name)
         except (FileNotFoundError, IsADirectoryError):
             return _error(404, "not found")
-        return Response(body, media_type=_STATIC_TYPES[suffix], headers={"cache-control": "no-cache"})
+        return Response(
+            body, media_type=_STATIC_TYPES[suffix], headers={"cache-control": "no-cache", **SECURITY_HEADERS}
+        )
 
     async def meta(self, request: Request) -> Response:
-        return JSONResponse(_meta())
+        return JSONResponse(_meta(), headers=SECURITY_HEADERS)
 
     async def preset(self, request: Request) -> Response:
         model = request.query_params.get("model", "").strip()
         if not model or len(model) > 300:
             return _error(400, "pass ?model=<model id>")
-        return JSONResponse(preset_info(model))
+        return JSONResponse(preset_info(model), headers=SECURITY_HEADERS)
 
     async def replay(self, request: Request) -> Response:
+        # JSON only: any web page can POST text/plain or a form here without a preflight (CSRF).
+        ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if ctype != "application/json":
+            return _error(415, f"the request body must be application/json, not {ctype[:80] or 'untyped'}")
         body = await _read_body(request)
         if body is None:
             return _error(413, f"request body over {MAX_BODY_BYTES} bytes")
@@ -173,7 +193,7 @@ class _Playground:
             finally:
                 self.running -= 1
 
-        headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
+        headers = {"cache-control": "no-store", "x-accel-buffering": "no", **SECURITY_HEADERS}
         return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
 

@@ -311,6 +311,9 @@ def replay(req: ReplayRequest) -> Iterator[tuple[str, dict[str, Any]]]:
             "preset": _preset(parser),
             "start_in_reasoning": req.start_in_reasoning,
             "sse": sse_meta or None,
+            # Every chunk of a replay shares these fields: steps carry only each chunk's choice (a third of
+            # the bytes), and the page puts the chunk together again when it shows one.
+            "chunk_envelope": {k: v for k, v in writer.chunk({}).items() if k != "choices"},
         },
     )
     consumed = 0
@@ -332,7 +335,7 @@ def replay(req: ReplayRequest) -> Iterator[tuple[str, dict[str, Any]]]:
     spans = _place_all(aligner, events, consumed) + aligner.finish()
     _track_calls(open_calls, events)
     final = _step(steps, consumed, consumed, events, spans, aligner, open_calls, writer, closing=True)
-    final["openai"] += writer.finish(sse_meta.get("finish_reason"))
+    final["openai"] += [chunk["choices"][0] for chunk in writer.finish(sse_meta.get("finish_reason"))]
     final["sse"] = SSE_DONE.decode()
     yield "step", final
     yield "done", _summary(parser, aligner)
@@ -366,7 +369,7 @@ def _step(
         "spans": spans,
         "held": [min(aligner.cursor, end), end],
         "open_call": min(open_calls) if open_calls else None,
-        "openai": writer.write(events),
+        "openai": [chunk["choices"][0] for chunk in writer.write(events)],  # see "chunk_envelope"
     }
 
 

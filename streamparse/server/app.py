@@ -9,10 +9,13 @@ from the request (its ``model``'s preset, its ``chat_template_kwargs``; the serv
 Replies that already carry structured ``tool_calls`` pass through, as do upstream errors (same status
 and body) and every other ``/v1/*`` route; ``GET /health`` and ``GET /metrics`` are the proxy's own.
 
-Resources are bounded: the request body (413), an upstream SSE line, a call's size, the upstream pool
-(sized for thousands of streams, with a pool timeout: 503), and a request whose client leaves while it
-waits for a connection is never sent. Paths are confined under ``/v1`` (``paths.py``). No traceback
-reaches a client: anything unexpected is logged and answered with an OpenAI error object.
+Resources are bounded: the request body (413, drained so the client sees it), the JSON and tools of a
+chat request (``limits.py``), an upstream SSE line, a call's size, the upstream pool (sized for thousands
+of streams, with a pool timeout: 503), and a request whose client leaves while it waits for a connection
+is never sent. Before any of that, ``guard.py`` checks the Host, the API key and the content type; slow
+clients are cut at the socket (``deadline.py``). Paths are confined under ``/v1`` (``paths.py``). No
+traceback reaches a client: anything unexpected is logged and answered with an OpenAI error object.
+docs/deploying.md has the whole list.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -33,14 +35,18 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Router
 from starlette.types import Message, Receive, Scope, Send
 
+from ..events import ToolCallRejected
 from ..parser import StreamParser, build_parser
 from ..playground import mount as playground_routes
 from ..presets import preset_for
-from ..providers.sse import SSELimitError
+from .guard import OPEN_PATHS, authorized, content_type_problem, host_problem, upstream_headers
+from .limits import BodyRefused, parse_chat_body
 from .logs import setup_logging
 from .metrics import Metrics
 from .options import ServerOptions, env_options, upstream_base
 from .paths import BadPath, confined_path
+from .relay import Relay, Retry
+from .retry import complete_retries, with_correction_request
 from .stream import CallRejectedError, ChatRewriter, error_object, id_mapper
 from .toolprompt import prompt_format, rewrite_for_prompted_tools
 
@@ -75,109 +81,20 @@ def _headers(headers: Mapping[str, str], *, drop: Sequence[str] = ()) -> dict[st
     return {k: v for k, v in headers.items() if k.lower() not in skip}
 
 
-def _error(status: int, message: str, etype: str = "upstream_error") -> JSONResponse:
-    return JSONResponse(error_object(message, etype, status), status_code=status)
+def _error(
+    status: int, message: str, etype: str = "upstream_error", code: str | None = None, **headers: str
+) -> JSONResponse:
+    body = error_object(message, etype, code or status)
+    return JSONResponse(body, status_code=status, headers={k.replace("_", "-"): v for k, v in headers.items()})
 
 
-class _Relay:
-    """The ASGI response for a streamed upstream reply: relays (``rewriter=None``) or rewrites it, sends
-    ``: ping`` comments while the client would otherwise hear nothing for ``ping_interval`` seconds, and
-    stops reading (closing the upstream response) the moment the client leaves."""
+def _no_cors(headers: dict[str, str]) -> dict[str, str]:
+    """Without the upstream's CORS grants (vLLM allows any origin by default): relayed, they would let
+    any web page the user opens read replies from the proxy with the user's network position."""
+    return {k: v for k, v in headers.items() if not k.lower().startswith("access-control-")}
 
-    def __init__(
-        self,
-        proxy: ProxyApp,
-        resp: httpx.Response,
-        rewriter: ChatRewriter | None,
-        headers: Mapping[str, str],
-        ping_interval: float,
-    ) -> None:
-        self.proxy, self.resp, self.rewriter = proxy, resp, rewriter
-        self.headers = headers
-        self.ping_interval = ping_interval
-        self.last = time.monotonic()
-        self.gone = False
-        self.broken = False  # a relayed body was cut: the client's body must be cut too, not completed
-        self._send: Send | None = None
-        self._lock = anyio.Lock()
 
-    async def _out(self, data: bytes) -> bool:
-        assert self._send is not None
-        async with self._lock:
-            if self.gone:
-                return False
-            try:
-                await self._send({"type": "http.response.body", "body": data, "more_body": True})
-            except Exception:  # the client's connection is gone (uvicorn raises OSError subclasses)
-                self.gone = True
-                return False
-            self.last = time.monotonic()
-            return True
-
-    async def _watch(self, receive: Receive, scope: anyio.CancelScope) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                self.gone = True
-                self.proxy.metrics.inc("client_gone_total", "streaming")
-                scope.cancel()
-                return
-
-    async def _pings(self) -> None:
-        while True:
-            wait = self.last + self.ping_interval - time.monotonic()
-            if wait > 0:
-                await anyio.sleep(wait)
-            elif not await self._out(b": ping\n\n"):
-                return
-
-    async def _pump(self) -> None:
-        rw = self.rewriter
-        try:
-            pieces = self.resp.aiter_raw() if rw is None else self.resp.aiter_bytes()
-            async for raw in pieces:
-                data = raw if rw is None else rw.feed(raw)
-                if data and not await self._out(data):
-                    return
-                if rw is not None and rw.done:
-                    return
-            tail = b"" if rw is None else rw.end()
-        except httpx.HTTPError as exc:
-            log.warning("upstream reply failed mid-stream: %r", exc)
-            what = f"the upstream connection failed mid-reply ({type(exc).__name__})"
-            tail = b"" if rw is None else rw.fail(what)
-            if rw is None:
-                self.broken = True
-                self.proxy.metrics.inc("upstream_errors_total", "broken")
-        except SSELimitError as exc:
-            tail = b"" if rw is None else rw.fail(str(exc), "upstream_error", 502)
-        except Exception:
-            log.exception("unexpected error while relaying a reply")
-            tail = b"" if rw is None else rw.fail("internal error in the proxy", "internal_error", 500, count=False)
-        if tail:
-            await self._out(tail)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self._send = send
-        metrics = self.proxy.metrics
-        metrics.streams_open += 1
-        try:
-            headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]
-            await send({"type": "http.response.start", "status": self.resp.status_code, "headers": headers})
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(self._watch, receive, tg.cancel_scope)
-                if self.ping_interval > 0 and self.rewriter is not None:
-                    tg.start_soon(self._pings)
-                await self._pump()
-                tg.cancel_scope.cancel()
-            if not self.gone and not self.broken:  # a cut relay ends without its last chunk: the client sees the cut
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except Exception:  # the client vanished mid-send; nothing more can be said to it
-            log.debug("streamed reply ended early", exc_info=True)
-        finally:
-            metrics.streams_open -= 1
-            with anyio.CancelScope(shield=True):
-                await self.resp.aclose()
+_RETRY_HEADER = "x-streamparse-retries"  # how many times the upstream was asked again (non-streaming)
 
 
 PLAYGROUND = "/playground"
@@ -233,6 +150,10 @@ class ProxyApp:
             return
         if scope["type"] != "http":
             return
+        refused = self._refused(Request(scope, receive))
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         if self.playground is not None and (scope["path"] == PLAYGROUND or scope["path"].startswith(PLAYGROUND + "/")):
             await self.playground(scope, receive, send)
             return
@@ -248,6 +169,26 @@ class ProxyApp:
         except Exception:
             log.debug("response not delivered", exc_info=True)
 
+    def _refused(self, request: Request) -> Response | None:
+        """The origin, key and content-type checks (``guard.py``): an error response, or None."""
+        opts, headers, path = self.options, request.headers, request.scope["path"]
+        if path in OPEN_PATHS:  # probes (which use the pod's address as Host) and scrapers: counters only
+            return None
+        problem = host_problem(headers, opts.allowed_hosts)
+        playground = self.playground is not None and (path == PLAYGROUND or path.startswith(PLAYGROUND + "/"))
+        if problem is None and not playground and not authorized(headers, opts.api_keys):
+            self.metrics.inc("refused_total", "401")
+            return _error(
+                401, "a valid API key is required (Authorization: Bearer <key>)", "invalid_request_error",
+                "invalid_api_key", www_authenticate="Bearer",
+            )  # fmt: skip
+        if problem is None and not playground:
+            problem = content_type_problem(request.method, headers)
+        if problem is None:
+            return None
+        self.metrics.inc("refused_total", str(problem[0]))
+        return _error(problem[0], problem[1], "invalid_request_error", connection="close")
+
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message: Message = await receive()
@@ -260,7 +201,7 @@ class ProxyApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _route(self, request: Request) -> Response | _Relay | None:
+    async def _route(self, request: Request) -> Response | Relay | None:
         path, method = request.scope["path"], request.method
         if path == "/health" and method in ("GET", "HEAD"):
             return JSONResponse({"status": "ok", "streams_open": self.metrics.streams_open})
@@ -273,6 +214,9 @@ class ProxyApp:
             status = 404 if "not under" in str(exc) else 400
             self.metrics.inc("refused_total", str(status))
             return _error(status, str(exc), "invalid_request_error")
+        if method == "OPTIONS":  # a CORS preflight: never granted (see _no_cors), never sent upstream
+            self.metrics.inc("refused_total", "405")
+            return _error(405, "the proxy answers no CORS preflight", "invalid_request_error", allow="GET, POST")
         if request.headers.get(HOP_HEADER) == self.hop_id:
             self.metrics.inc("refused_total", "508")
             return _error(508, "the upstream URL points back at this proxy", "invalid_request_error")
@@ -281,42 +225,62 @@ class ProxyApp:
         chat = rest == "/chat/completions" and method == "POST"
         self.metrics.inc("requests_total", "chat" if chat else "other")
         body = await self._body(request)
-        if not isinstance(body, bytes):
+        if not isinstance(body, bytearray):
             return body
         if chat:
             return await self.chat(request, url, body)
         return await self.passthrough(request, url, body)
 
-    async def _body(self, request: Request) -> bytes | Response | None:
+    async def _body(self, request: Request) -> bytearray | Response | None:
+        """The body, in one buffer (preallocated when its length is declared: no copies). Over the limit:
+        413, after reading and discarding up to ``max_drain_bytes`` so that the client, which is still
+        sending, reads the 413 rather than a connection reset (beyond that, the connection is closed)."""
         limit = self.options.max_body_bytes
         declared = request.headers.get("content-length", "")
-        too_big = _error(413, f"the request body is larger than {limit} bytes", "invalid_request_error")
-        if declared.isdigit() and int(declared) > limit:
-            self.metrics.inc("refused_total", "413")
-            return too_big
-        parts: list[bytes] = []
-        size = 0
+        size = int(declared) if declared.isdigit() else None
+        buf = bytearray(size) if size is not None and size <= limit else bytearray()
+        got = 0
+        if size is not None and size > limit and "100-continue" in request.headers.get("expect", "").lower():
+            return await self._too_big(None, 0)  # the client waits for our go before sending: it never comes
         try:
-            async for piece in request.stream():
-                size += len(piece)
-                if size > limit:
-                    self.metrics.inc("refused_total", "413")
-                    return too_big
-                parts.append(piece)
+            stream = request.stream()
+            async for piece in stream:
+                if got + len(piece) > limit or (size is not None and size > limit):
+                    return await self._too_big(stream, got + len(piece))
+                if size is not None and got + len(piece) <= size:
+                    buf[got : got + len(piece)] = piece
+                else:
+                    buf += piece
+                got += len(piece)
         except ClientDisconnect:
             self.metrics.inc("client_gone_total", "body")
             return None
-        return b"".join(parts)
+        if size is not None and got < size:
+            del buf[got:]
+        return buf  # a bytearray: converting it to bytes would hold the body twice
+
+    async def _too_big(self, stream: Any | None, drained: int) -> Response:
+        self.metrics.inc("refused_total", "413")
+        limit, bound = self.options.max_body_bytes, self.options.max_drain_bytes
+        if bound > 0 and stream is not None:
+            with anyio.move_on_after(self.options.body_rate_window):
+                async for piece in stream:
+                    drained += len(piece)
+                    if drained > bound:
+                        break
+        message = f"the request body is larger than {limit} bytes"
+        return _error(413, message, "invalid_request_error", connection="close")
 
     # -- upstream --------------------------------------------------------------------------------------
 
     async def _send(
-        self, request: Request, method: str, url: str, headers: dict[str, str], body: bytes
+        self, request: Request, method: str, url: str, headers: dict[str, str], body: bytes | bytearray
     ) -> httpx.Response | Response | None:
         """Send upstream unless the client leaves first (also while waiting for a pooled connection)."""
+        headers = upstream_headers(headers, self.options.api_keys, self.options.upstream_api_key)
         headers[HOP_HEADER] = self.hop_id
         try:
-            req = self.client.build_request(method, url, headers=headers, content=body or None)
+            req = self.client.build_request(method, url, headers=headers, content=bytes(body) or None)
         except (httpx.HTTPError, ValueError, TypeError) as exc:
             return _error(400, f"the request cannot be forwarded: {exc}", "invalid_request_error")
         resp: httpx.Response | None = None
@@ -364,7 +328,7 @@ class ProxyApp:
     def _reply_headers(self, resp: httpx.Response, *, keep_type: bool = False) -> dict[str, str]:
         # x-request-id, rate-limit and processing-time headers reach the client; the body is re-encoded.
         drop = ("content-encoding", *_OWN_RESPONSE_HEADERS, *(() if keep_type else ("content-type",)))
-        return _headers(resp.headers, drop=drop)
+        return _no_cors(_headers(resp.headers, drop=drop))
 
     # -- routes ----------------------------------------------------------------------------------------
 
@@ -399,16 +363,15 @@ class ProxyApp:
             style = "alnum9"
         return id_mapper(style)
 
-    async def chat(self, request: Request, url: str, body: bytes) -> Response | _Relay | None:
+    async def chat(self, request: Request, url: str, body: bytearray) -> Response | Relay | None:
         try:
-            payload = json.loads(body)
-        except ValueError:
-            payload = None
-        if not isinstance(payload, dict):
-            return await self.passthrough(request, url, body)
+            payload = parse_chat_body(body, self.options)
+        except BodyRefused as exc:
+            self.metrics.inc("refused_total", str(exc.status))
+            return _error(exc.status, str(exc), "invalid_request_error", exc.code)
         parser, taught = self.make_parser(payload)
         if taught is not None:
-            body = json.dumps(rewrite_for_prompted_tools(payload, taught), ensure_ascii=False).encode()
+            body = bytearray(json.dumps(rewrite_for_prompted_tools(payload, taught), ensure_ascii=False).encode())
         headers = _headers(request.headers, drop=("accept-encoding",))
         resp = await self._send(request, "POST", url, headers, body)
         if not isinstance(resp, httpx.Response):
@@ -421,9 +384,10 @@ class ProxyApp:
         rewriter = ChatRewriter(
             parser, model if isinstance(model, str) else None, self.options, self.metrics, self._call_ids(parser)
         )
+        again = self._retry(url, headers, payload, taught)
         if "text/event-stream" in ctype:
             headers = {**self._reply_headers(resp), **_SSE_HEADERS}
-            return _Relay(self, resp, rewriter, headers, self.options.ping_interval)
+            return Relay(self.metrics, resp, rewriter, headers, self.options.ping_interval, again)
         try:
             data = await self._read(resp)
         except httpx.HTTPError as exc:
@@ -431,20 +395,56 @@ class ProxyApp:
             return _error(502, f"the upstream reply was cut: {type(exc).__name__}")
         try:
             completion = rewriter.complete(json.loads(data))
+            await complete_retries(rewriter, completion, again)
         except ValueError:
             return Response(data, resp.status_code, headers=self._reply_headers(resp, keep_type=True))
         except CallRejectedError as exc:
             return _error(502, str(exc), "tool_call_rejected")
-        return JSONResponse(completion, status_code=resp.status_code, headers=self._reply_headers(resp))
+        headers = self._reply_headers(resp)
+        if self.options.on_reject == "retry":
+            headers[_RETRY_HEADER] = str(rewriter.retries)
+        return JSONResponse(completion, status_code=resp.status_code, headers=headers)
 
-    async def passthrough(self, request: Request, url: str, body: bytes) -> Response | _Relay | None:
+    def _retry(self, url: str, headers: dict[str, str], payload: dict[str, Any], taught: str | None) -> Retry:
+        """``on_reject="retry"``: the request again, with the rejected call and its validation error as a
+        tool message appended (each attempt adds its own pair); the reply's parser comes with it."""
+        sent = payload
+
+        async def again(ev: ToolCallRejected) -> tuple[httpx.Response, StreamParser] | str:
+            nonlocal sent
+            sent = with_correction_request(sent, ev)
+            wire = rewrite_for_prompted_tools(sent, taught) if taught is not None else sent
+            body = json.dumps(wire, ensure_ascii=False).encode()
+            resp = await self._send_plain(url, dict(headers), body)
+            if isinstance(resp, str):
+                return resp
+            ctype = resp.headers.get("content-type", "")
+            if resp.status_code >= 400 or not ("text/event-stream" in ctype or "json" in ctype):
+                await resp.aclose()
+                return f"the upstream answered the retry with {resp.status_code} {ctype or 'untyped'}"
+            return resp, self.make_parser(payload)[0]
+
+        return again
+
+    async def _send_plain(self, url: str, headers: dict[str, str], body: bytes) -> httpx.Response | str:
+        headers = upstream_headers(headers, self.options.api_keys, self.options.upstream_api_key)
+        headers[HOP_HEADER] = self.hop_id
+        try:
+            return await self.client.send(
+                self.client.build_request("POST", url, headers=headers, content=body), stream=True
+            )
+        except Exception as exc:  # the retry is best effort: the rejection's note is sent instead
+            self.metrics.inc("upstream_errors_total", "retry")
+            return f"{type(exc).__name__}: {exc}"
+
+    async def passthrough(self, request: Request, url: str, body: bytearray) -> Response | Relay | None:
         resp = await self._send(request, request.method, url, _headers(request.headers), body)
         if not isinstance(resp, httpx.Response):
             return resp
-        headers = _headers(resp.headers, drop=_OWN_RESPONSE_HEADERS)
+        headers = _no_cors(_headers(resp.headers, drop=_OWN_RESPONSE_HEADERS))
         if "content-length" in resp.headers:  # relayed raw (still encoded): the length holds
             headers["content-length"] = resp.headers["content-length"]
-        return _Relay(self, resp, None, headers, 0.0)
+        return Relay(self.metrics, resp, None, headers, 0.0)
 
 
 def create_app(
@@ -474,6 +474,9 @@ def create_app(
 
 def app_from_env() -> ProxyApp:
     """The app of one uvicorn worker process (``streamparse serve --workers N``), from its environment."""
+    from .deadline import server_settings
+
     upstream, options, level = env_options()
     setup_logging(level)
+    server_settings(options)  # this process's protocol class gets the deadlines
     return create_app(upstream, options=options)

@@ -17,6 +17,7 @@ _HELP = {
     "upstream_errors_total": "upstream failures, by kind",
     "client_gone_total": "requests whose client left, by stage",
     "refused_total": "requests refused by the proxy, by HTTP status",
+    "retries_total": "upstream requests made again to correct a rejected call (--on-reject retry)",
 }
 
 

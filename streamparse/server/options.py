@@ -12,7 +12,7 @@ import ipaddress
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -20,7 +20,10 @@ __all__ = ["ServerOptions", "add_arguments", "from_args", "upstream_base", "chec
 
 DEFAULT_PORT = 8090  # not 8000: that is vLLM's default, the most common upstream
 ENV_OPTIONS = "STREAMPARSE_SERVE_OPTIONS"  # how uvicorn worker processes receive the options (JSON)
-OnReject = Literal["note", "error", "drop"]
+OnReject = Literal["note", "error", "drop", "retry"]
+ENV_API_KEYS = "STREAMPARSE_API_KEYS"  # client keys, separated by commas or whitespace
+ENV_UPSTREAM_KEY = "STREAMPARSE_UPSTREAM_API_KEY"
+_LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,20 @@ class ServerOptions:
     pool_timeout: float = 30.0  # longest wait for a free upstream connection (then 503)
     max_connections: int = 4096
     max_keepalive: int = 512
+    retries: int = 1  # ``on_reject="retry"``: upstream requests per reply for corrections, at most
+    # -- hostile clients (docs/deploying.md) --
+    api_keys: tuple[str, ...] = field(default=(), repr=False)  # empty: no authentication
+    upstream_api_key: str | None = field(default=None, repr=False)  # replaces the client's Authorization
+    allowed_hosts: tuple[str, ...] | None = None  # Host header names accepted (None: any)
+    max_tools: int = 128
+    max_schema_bytes: int = 64 * 1024  # one tool definition, as compact JSON
+    max_schema_depth: int = 32
+    max_json_depth: int = 64  # nesting of the chat request body
+    max_json_values: int = 100_000  # JSON values in the chat request body (its parsed size)
+    head_timeout: float = 30.0  # the request head must arrive within this (then the socket is closed)
+    body_min_rate: int = 1024  # bytes/s the body must average over each body_rate_window
+    body_rate_window: float = 10.0
+    max_drain_bytes: int = 64 * 1024 * 1024  # of an over-limit body, read and discarded so the 413 is seen
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
@@ -53,7 +70,11 @@ class ServerOptions:
 
     @classmethod
     def from_json(cls, text: str) -> ServerOptions:
-        return cls(**json.loads(text))
+        data = json.loads(text)
+        data["api_keys"] = tuple(data.get("api_keys", ()))
+        if data.get("allowed_hosts") is not None:
+            data["allowed_hosts"] = tuple(data["allowed_hosts"])
+        return cls(**data)
 
 
 def upstream_base(upstream: str) -> str:
@@ -109,9 +130,11 @@ def add_arguments(srv: argparse.ArgumentParser) -> None:
     add("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     add(
         "--on-reject",
-        choices=["note", "error", "drop"],
+        type=_on_reject,
         default=d.on_reject,
-        help="a rejected call: a note in the stream (default), an error event that ends it, or nothing",
+        metavar="note|error|drop|retry[:N]",
+        help="a rejected call: a note in the stream (default), an error event that ends it, nothing, or "
+        "ask the upstream again with the validation error, up to N times (default 1), then a note",
     )
     add(
         "--pass-invalid",
@@ -141,6 +164,73 @@ def add_arguments(srv: argparse.ArgumentParser) -> None:
     add("--pool-timeout", type=float, default=d.pool_timeout, help="longest wait for an upstream connection")
     add("--max-connections", type=int, default=d.max_connections, help="upstream connection pool size")
     add("--max-keepalive", type=int, default=d.max_keepalive, help="idle upstream connections kept")
+    sec = srv.add_argument_group("hostile clients", "see docs/deploying.md")
+    sec.add_argument(
+        "--api-key",
+        action="append",
+        metavar="KEY",
+        help=f"accept only requests with this key (repeatable; also --api-key-file, ${ENV_API_KEYS})",
+    )
+    sec.add_argument("--api-key-file", action="append", metavar="PATH", help="client keys, one per line")
+    sec.add_argument(
+        "--upstream-api-key",
+        metavar="KEY",
+        help=f"Authorization sent upstream instead of the client's (also ${ENV_UPSTREAM_KEY})",
+    )
+    sec.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="Host header accepted (repeatable; '*': any). Default on loopback: localhost names; else any",
+    )
+    for flag, kind, what in (
+        ("--max-tools", int, "tools in one request (else 400)"),
+        ("--max-schema-bytes", int, "one tool definition in bytes (else 400)"),
+        ("--max-schema-depth", int, "nesting of one tool's schema (else 400)"),
+        ("--max-json-depth", int, "nesting of a chat request body (else 400)"),
+        ("--max-json-values", int, "JSON values in a chat request body (else 413)"),
+        ("--head-timeout", float, "seconds for a request head to arrive (then the socket is closed)"),
+        ("--body-min-rate", int, "bytes/s a request body must average over each --body-rate-window"),
+        ("--body-rate-window", float, "seconds over which --body-min-rate is measured"),
+        ("--max-drain-bytes", int, "of a body over --max-body-bytes, read and discarded so the 413 is seen"),
+    ):
+        dest = flag[2:].replace("-", "_")
+        sec.add_argument(flag, type=kind, default=getattr(d, dest), help=f"{what}; default %(default)s")
+
+
+def _on_reject(text: str) -> tuple[str, int]:
+    mode, _, count = text.partition(":")
+    if mode not in ("note", "error", "drop", "retry") or (count and mode != "retry"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected note, error, drop or retry[:N]")
+    if count and (not count.isdigit() or not 1 <= int(count) <= 10):
+        raise argparse.ArgumentTypeError(f"{text!r}: N must be an integer from 1 to 10")
+    return mode, int(count or 1)
+
+
+def _keys(args: argparse.Namespace) -> tuple[str, ...]:
+    keys = list(args.api_key or [])
+    for path in args.api_key_file or []:
+        try:
+            with open(path, encoding="utf-8") as f:
+                keys += [line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")]
+        except OSError as exc:
+            raise ValueError(f"--api-key-file {path}: {exc.strerror}") from None
+    keys += os.environ.get(ENV_API_KEYS, "").replace(",", " ").split()
+    if any(len(k) < 8 for k in keys):
+        raise ValueError("an API key must have at least 8 characters")
+    return tuple(dict.fromkeys(keys))
+
+
+def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...] | None:
+    if args.allowed_host:
+        names = tuple(h.strip().lower() for h in args.allowed_host)
+        return None if "*" in names else names
+    host = args.host.strip("[]").lower()
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    return tuple(dict.fromkeys((*_LOCAL_NAMES, host))) if loopback else None
 
 
 def from_args(args: argparse.Namespace) -> ServerOptions:
@@ -148,6 +238,10 @@ def from_args(args: argparse.Namespace) -> ServerOptions:
     values: dict[str, Any] = {k: v for k, v in vars(args).items() if k in names}
     values["preset"] = args.model_preset
     values["formats"] = args.format
+    values["on_reject"], values["retries"] = args.on_reject
+    values["api_keys"] = _keys(args)
+    values["upstream_api_key"] = args.upstream_api_key or os.environ.get(ENV_UPSTREAM_KEY) or None
+    values["allowed_hosts"] = _allowed_hosts(args)
     return ServerOptions(**values)
 
 

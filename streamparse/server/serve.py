@@ -21,9 +21,10 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
+    from .deadline import server_settings
 
-    options = from_args(args)
     try:
+        options = from_args(args)  # a missing --api-key-file: now
         check_not_self(args.upstream, args.host, args.port)
         app = create_app(args.upstream, options=options)  # unusable upstream URL or format name: now
     except ValueError as exc:
@@ -41,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
             port=args.port,
             workers=args.workers,
             log_level=args.log_level,
+            **server_settings(options),
         )
     else:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, **server_settings(options))
     return 0

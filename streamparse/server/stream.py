@@ -92,6 +92,13 @@ class ChatRewriter:
         self.done = False  # nothing more may be sent (after [DONE] or an error)
         self._ws = ""  # whitespace-only text held until we know whether a call follows
         self._segment_text = False  # non-whitespace text went out since the last call event
+        # ``on_reject="retry"``: a rejected call waiting for the upstream to be asked again (the caller
+        # sees ``retry`` set, stops feeding and calls ``restart`` or ``give_up``); after a restart only
+        # calls are sent (the correction's text and reasoning would repeat or contradict the reply's).
+        self.retries_left = options.retries if options.on_reject == "retry" else 0
+        self.retries = 0
+        self.retry: ToolCallRejected | None = None
+        self.only_calls = False
 
     # -- the writer and the event filter -----------------------------------------------------------
 
@@ -113,6 +120,10 @@ class ChatRewriter:
         writer = self._writer(payload)
         out = writer.write([])  # the role chunk, once
         for ev in events:
+            if self.retry is not None:
+                break  # the rest of this reply is replaced by the correction
+            if self.only_calls and isinstance(ev, TextDelta | TextWasReasoning):
+                continue
             if isinstance(ev, TextDelta):
                 if not ev.text.strip():
                     self._ws += ev.text
@@ -147,6 +158,12 @@ class ChatRewriter:
         writer.write(ev)  # forgets the buffered call
         self.metrics.inc("rejections_total", ev.reason)
         log.warning("tool call %r rejected (%s): %s", ev.name, ev.reason, ev.detail)
+        if self.retries_left > 0 and ev.reason == "schema_violation" and ev.name and ev.arguments is not None:
+            self.retry = ev  # only declared tools have schema violations: never an unknown_tool call
+            return []
+        return self._note(writer, ev)
+
+    def _note(self, writer: OpenAIChunkWriter, ev: ToolCallRejected) -> list[dict[str, Any]]:
         if self.options.on_reject == "error":
             raise CallRejectedError(ev)
         if self.options.on_reject == "drop":
@@ -157,8 +174,33 @@ class ChatRewriter:
         chunk["streamparse_rejection"] = {"name": ev.name, "reason": ev.reason, "detail": ev.detail}
         return [chunk]
 
+    def restart(self, parser: StreamParser) -> None:
+        """The upstream was asked again for ``retry``: its reply is parsed by ``parser``, calls only."""
+        self.parser = parser
+        self.sse = SSEDecoder(max_chars=self.options.max_sse_line_chars, comments=True)
+        self.retry, self.only_calls = None, True
+        self.retries_left -= 1
+        self.retries += 1
+        self.metrics.inc("retries_total")
+        self.passthrough = self.finished = False
+        self._ws, self._segment_text = "", False
+
+    def give_up(self, why: str) -> list[dict[str, Any]]:
+        """The retry could not be made (``why``): the pending rejection's note after all."""
+        ev, self.retry = self.retry, None
+        assert ev is not None and self.writer is not None
+        log.warning("no retry for tool call %r: %s", ev.name, why)
+        return self._note(self.writer, ev)
+
+    def give_up_stream(self, why: str) -> bytes:
+        """:meth:`give_up` for a stream, which ends there (finish chunk and ``[DONE]``)."""
+        out = b"".join(to_sse(c) for c in self.give_up(why))
+        assert self.writer is not None
+        self.finished = self.done = True
+        return out + b"".join(to_sse(c) for c in self.writer.finish(None)) + SSE_DONE
+
     def _sse(self, events: list[Event], payload: Mapping[str, Any]) -> bytes:
-        if len(events) == 1 and self.writer is not None and type(events[0]) is TextDelta:
+        if len(events) == 1 and self.writer is not None and type(events[0]) is TextDelta and not self.only_calls:
             text = events[0].text  # the hot path: one piece of visible text
             if text.strip():
                 if self._ws:
@@ -173,14 +215,16 @@ class ChatRewriter:
 
     def _finish(self, payload: Mapping[str, Any], reason: str | None, usage: Any) -> bytes:
         out = self._sse(self.parser.close(), payload)
-        if self.done:
+        if self.done or self.retry is not None:
             return out
         assert self.writer is not None
-        if self._ws and (self._segment_text or not self.writer.calls_sent):
+        if self._ws and (self._segment_text or not self.writer.calls_sent) and not self.only_calls:
             out += to_sse(self.writer.chunk({"content": self._ws}))
         self._ws = ""
         self.finished = True
         chunks = self.writer.finish(reason, usage=usage if isinstance(usage, dict) else None)
+        if self.retries:  # no header can say it once the stream has started: the last chunk does
+            chunks[-1]["streamparse_retries"] = self.retries
         return out + b"".join(to_sse(c) for c in chunks)
 
     # -- streaming ---------------------------------------------------------------------------------
@@ -190,7 +234,7 @@ class ChatRewriter:
         out: list[bytes] = []
         for ev in self.sse.feed(raw):
             out.append(self.on_event(ev.event, ev.data))
-            if self.done:
+            if self.done or self.retry is not None:
                 break
         return b"".join(out)
 
@@ -217,13 +261,13 @@ class ChatRewriter:
         return error_event(message, etype, code)
 
     def on_event(self, event: str, data: str) -> bytes:
-        if self.done:
+        if self.done or self.retry is not None:
             return b""
         if event == "":  # an upstream comment (keep-alive ping): forwarded
             return f": {data}\n\n".encode()
         if data.strip() == "[DONE]":
             out = b"" if self.finished or self.passthrough else self._finish({}, None, None)
-            if self.done:
+            if self.done or self.retry is not None:
                 return out
             self.done = True
             self.finished = True
@@ -258,13 +302,13 @@ class ChatRewriter:
             out = b""
         for key in ("reasoning_content", "reasoning"):
             reasoning = delta.get(key)
-            if isinstance(reasoning, str) and reasoning:
+            if isinstance(reasoning, str) and reasoning and not self.only_calls:
                 out += writer.delta_sse(key, reasoning)
                 break
         content = delta.get("content")
         if isinstance(content, str) and content:
             out += self._sse(self.parser.feed(content), payload)
-        if isinstance(reason, str) and reason and not self.done:
+        if isinstance(reason, str) and reason and not self.done and self.retry is None:
             out += self._finish(payload, reason, payload.get("usage"))
         return out
 

@@ -7,7 +7,10 @@ const MAX_EVENT_ROWS = 600;
 const MAX_CHUNK_ROWS = 600;
 let shown = -1; // the step on screen
 let cache = null; // folded state for steps [0, cache.k)
-let framePending = 0; // the requested animation frame, if any
+let framePending = 0; // the requested animation frame (or timer), if any
+let lastRender = 0; // when the last render ended (performance.now())
+let renderCost = 0; // how long it took, in ms
+let toBottom = []; // elements to scroll to their end once this render's DOM writes are done
 
 function strong(text) {
   const b = document.createElement("b");
@@ -68,14 +71,24 @@ function stateAt(k) {
 // ---------------------------------------------------------------------------------------------------
 // Rendering
 
+// Live replays deliver steps far faster than a frame; each render lays out the whole input, text and
+// tables, so renders are batched: at most one per animation frame, and spaced by at least twice the cost
+// of the last one, so that rendering never takes more than a third of the page's time (the rest reads
+// and folds the stream). The last step is always rendered (app.js calls render() at the end).
 function scheduleRender() {
   if (framePending) return;
-  framePending = requestAnimationFrame(render);
+  const wait = Math.max(0, lastRender + 2 * renderCost - performance.now());
+  framePending = wait > 0
+    ? -setTimeout(() => { framePending = requestAnimationFrame(render); }, wait)
+    : requestAnimationFrame(render);
 }
 
 function render() {
-  if (framePending) cancelAnimationFrame(framePending); // rendered now: the frame asked for is not needed
+  if (framePending > 0) cancelAnimationFrame(framePending); // rendered now: the frame asked for is not needed
+  else if (framePending < 0) clearTimeout(-framePending);
   framePending = 0;
+  const began = performance.now();
+  toBottom = [];
   const total = run ? run.steps.length : 0;
   const scrub = $("scrub");
   scrub.max = Math.max(total, 0);
@@ -105,6 +118,13 @@ function render() {
   renderEvents(state, step);
   renderChunks(state, step);
   shown = k;
+  // Reads after all writes: one layout for the whole render, not one per scrolled pane.
+  for (const el of toBottom) {
+    if (el.dataset.scroll === "into-view") el.scrollIntoView({ block: "nearest" });
+    else el.scrollTop = el.scrollHeight;
+  }
+  lastRender = performance.now();
+  renderCost = lastRender - began;
 }
 
 function scrubNote(k, total) {
@@ -117,11 +137,15 @@ function scrubNote(k, total) {
   return `${kind}${per}${fmts} \u00b7 showing ${where}` + (run.done && run.done.unplaced ? ` \u00b7 ${run.done.unplaced} pieces could not be placed on the input (held view approximate)` : "");
 }
 
+const shownText = new WeakMap(); // element -> the text last put in it (reading textContent back is a copy)
+
 function setText(el, text) {
-  if (el.textContent !== text) {
-    el.textContent = text;
-    el.scrollTop = el.scrollHeight;
-  }
+  const before = shownText.get(el) ?? el.textContent;
+  if (before === text) return;
+  if (before && text.length > before.length && text.startsWith(before)) el.append(text.slice(before.length));
+  else el.textContent = text; // replaced, not appended: a step back, or a new replay
+  shownText.set(el, text);
+  toBottom.push(el);
 }
 
 function span(kind, text) {
@@ -149,7 +173,10 @@ function renderAnnotated(input, spans, held, fed) {
   if (input.length > pos) frag.append(span("pending", input.slice(pos)));
   pre.replaceChildren(frag);
   const heldEl = pre.querySelector(".k-held");
-  if (heldEl && follow && document.body.dataset.state === "running") heldEl.scrollIntoView({ block: "nearest" });
+  if (heldEl && follow && document.body.dataset.state === "running") {
+    heldEl.dataset.scroll = "into-view";
+    toBottom.push(heldEl);
+  }
 }
 
 function renderHeld(input, step, held, state) {
@@ -254,7 +281,7 @@ function renderEvents(state, step) {
     frag.append(row(n + 1, ev.type, evPayload(ev), step && n === step.n));
   }
   box.replaceChildren(frag);
-  box.scrollTop = box.scrollHeight;
+  toBottom.push(box);
 }
 
 function renderChunks(state, step) {
@@ -265,17 +292,14 @@ function renderChunks(state, step) {
   const from = Math.max(0, state.chunks.length - MAX_CHUNK_ROWS);
   if (from) frag.append(Object.assign(document.createElement("div"), { className: "more", textContent: `${from} earlier chunks not shown` }));
   for (let i = from; i < state.chunks.length; i++) {
-    const [n, chunk] = state.chunks[i];
+    const [n, choice] = state.chunks[i]; // steps carry each chunk's choice; the rest is run.start.chunk_envelope
     let payload;
-    if (chunk === null) payload = "data: [DONE]";
-    else if (full) payload = "data: " + JSON.stringify(chunk);
-    else {
-      const choice = chunk.choices[0];
-      payload = JSON.stringify(choice.delta) + (choice.finish_reason ? `  finish_reason=${choice.finish_reason}` : "");
-    }
+    if (choice === null) payload = "data: [DONE]";
+    else if (full) payload = "data: " + JSON.stringify({ ...run.start.chunk_envelope, choices: [choice] });
+    else payload = JSON.stringify(choice.delta) + (choice.finish_reason ? `  finish_reason=${choice.finish_reason}` : "");
     frag.append(row(n + 1, "chunk", payload, step && n === step.n));
   }
   box.replaceChildren(frag);
-  box.scrollTop = box.scrollHeight;
+  toBottom.push(box);
 }
 
