@@ -60,12 +60,17 @@ class RequestSession:
     """Feeds one request's output to its own parser and returns engine-shaped pieces.
 
     ``new_id`` makes the call ids the engine's clients expect (vLLM's ``make_tool_call_id``); without
-    it the parser's own ids are used.
+    it the parser's own ids are used. ``calls_as_text``: the calls are another parser's to read, so each
+    accepted or rejected call's markup is content, where it was (a reasoning parser used without its tool
+    parser).
     """
 
-    def __init__(self, parser: StreamParser, new_id: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self, parser: StreamParser, new_id: Callable[[str], str] | None = None, *, calls_as_text: bool = False
+    ) -> None:
         self.parser = parser
         self._new_id = new_id
+        self._calls_as_text = calls_as_text
         self._index: dict[int, int] = {}  # parser index -> engine index
         self._streamed: dict[int, list[str]] = {}  # engine index -> argument fragments sent
         self.accepted: list[ToolCall] = []
@@ -106,6 +111,10 @@ class RequestSession:
         calls: list[CallPiece] = []
         moved = False
         for ev in events:
+            if self._calls_as_text and isinstance(ev, ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected):
+                if isinstance(ev, ToolCallEnd | ToolCallRejected):
+                    content.append(ev.call.raw if isinstance(ev, ToolCallEnd) else ev.raw)
+                continue
             if isinstance(ev, TextDelta):
                 content.append(ev.text)
             elif isinstance(ev, ReasoningDelta):
