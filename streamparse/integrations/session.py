@@ -59,14 +59,14 @@ class Piece:
 class RequestSession:
     """Feeds one request's output to its own parser and returns engine-shaped pieces.
 
-    ``new_id`` makes the call ids the engine's clients expect (vLLM's ``make_tool_call_id``); without
-    it the parser's own ids are used. ``calls_as_text``: the calls are another parser's to read, so each
+    ``new_id(name, parser_id)`` makes the call ids the engine's clients expect (vLLM's
+    ``make_tool_call_id``, or a format's native id); without it the parser's own ids are used. ``calls_as_text``: the calls are another parser's to read, so each
     accepted or rejected call's markup is content, where it was (a reasoning parser used without its tool
     parser).
     """
 
     def __init__(
-        self, parser: StreamParser, new_id: Callable[[str], str] | None = None, *, calls_as_text: bool = False
+        self, parser: StreamParser, new_id: Callable[[str, str], str] | None = None, *, calls_as_text: bool = False
     ) -> None:
         self.parser = parser
         self._new_id = new_id
@@ -123,7 +123,7 @@ class RequestSession:
                 index = len(self._index)
                 self._index[ev.index] = index
                 self._streamed[index] = []
-                call_id = self._new_id(ev.name) if self._new_id is not None else ev.id
+                call_id = self._new_id(ev.name, ev.id) if self._new_id is not None else ev.id
                 calls.append(CallPiece(index, call_id, ev.name))
             elif isinstance(ev, ToolCallDelta):
                 self._arguments(calls, self._index[ev.index], ev.arguments)

@@ -37,6 +37,8 @@ from .session import Piece, RequestSession, split
 from .vllm_base import (
     FAMILIES,
     PREFIX,
+    STRING_VALUED,
+    STRUCTURAL_TAGS,
     UNPAIRED,
     delta_message,
     make_parser,
@@ -53,7 +55,7 @@ __all__ = ["StreamparseToolParser", "StreamparseReasoningParser", "register", "t
 
 def _tool_calls(session: RequestSession) -> list[ToolCall]:
     return [
-        ToolCall(id=new_id(c.name), type="function", function=FunctionCall(name=c.name, arguments=c.arguments_json))
+        ToolCall(id=new_id(c.name, c.id), type="function", function=FunctionCall(name=c.name, arguments=c.arguments_json))
         for c in session.accepted
     ]
 
@@ -93,7 +95,11 @@ class StreamparseToolParser(ToolParser):
         return request
 
     def _parser(self, request: Any, model: str | None = None, tokens: bool = False) -> StreamParser:
-        tools = tool_specs(self.tools or getattr(request, "tools", None))
+        tools = tool_specs(getattr(request, "tools", None) or None)
+        if tools is None and self.tools and STRING_VALUED.intersection(self.format_names or ()):
+            # No tools in the request: vLLM's parsers check no names, but those of string-valued formats
+            # type the values by the schemas they were built with; so does this one (and checks the names).
+            tools = tool_specs(self.tools)
         table = special_table(self.model_tokenizer) if tokens and self.model_tokenizer is not None else None
         peer = self.reasoning_parser
         primed = peer.primed if peer is not None else None
@@ -101,11 +107,14 @@ class StreamparseToolParser(ToolParser):
         template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
         return make_parser(self.format_names, model, tools, primed, template, table)
 
-    def session(self, request: Any = None, model: str | None = None) -> RequestSession:
-        """This request's session, created on first use (by this parser or its reasoning parser)."""
+    def session(self, request: Any = None, model: str | None = None, tokens: bool = True) -> RequestSession:
+        """This request's session, created on first use (by this parser or its reasoning parser).
+
+        Streaming gets token ids: markers that are added tokens count only as those ids. A stream whose first
+        delta comes without ids (``delta_token_ids=[]``, as some serving paths and tests send) is read as text.
+        """
         if self._session is None:
-            # Streaming gets token ids: markers that are added tokens count only as those ids.
-            self._session = RequestSession(self._parser(request, model, tokens=True), new_id)
+            self._session = RequestSession(self._parser(request, model, tokens=tokens), new_id)
             if request is not None:
                 self._limit = max_tokens(request)
         return self._session
@@ -152,7 +161,7 @@ class StreamparseToolParser(ToolParser):
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> DeltaMessage | None:
-        session = self.session(request)
+        session = self.session(request, tokens=bool(delta_token_ids) or not delta_text)
         if self._limit is None:
             self._limit = max_tokens(request)
         self._tokens += len(delta_token_ids)
@@ -182,7 +191,10 @@ class StreamparseToolParser(ToolParser):
 
 def _subclass(base: type, fmt: str) -> type:
     name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + base.__name__.removeprefix("Streamparse")
-    return type(name, (base,), {"format_names": (fmt,), "__module__": __name__, "__qualname__": name})
+    attrs: dict[str, Any] = {"format_names": (fmt,), "__module__": __name__, "__qualname__": name}
+    if base is StreamparseToolParser:
+        attrs["structural_tag_model"] = STRUCTURAL_TAGS.get(fmt)
+    return type(name, (base,), attrs)
 
 
 TOOL_PARSERS: dict[str, type[StreamparseToolParser]] = {PREFIX: StreamparseToolParser}

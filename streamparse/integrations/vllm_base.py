@@ -20,8 +20,14 @@ THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 
 
-def new_id(_name: str) -> str:
-    return str(make_tool_call_id())
+# A call id the model wrote itself (Kimi K2's ``functions.NAME:N``): clients send it back in the next turn,
+# where the chat template expects it, so it is kept, as vLLM's Kimi parser does.
+NATIVE_ID = re.compile(r"[^\s:]+:\d+")
+
+
+def new_id(_name: str, parser_id: str = "") -> str:
+    """vLLM's call id (``chatcmpl-tool-...``), or the model's own where the format has one."""
+    return parser_id if NATIVE_ID.fullmatch(parser_id) else str(make_tool_call_id())
 
 
 def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
@@ -43,6 +49,27 @@ def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
         params = {k: v for k, v in params.items() if k != "required"} if isinstance(params, dict) else {}
         out.append({"type": "function", "function": {"name": name, "parameters": params}})
     return out or None
+
+
+# The xgrammar builtin structural-tag template that writes each format's call markup, exactly as the format
+# declares it (docs/FORMATS.md): vLLM builds the grammar for tool_choice "required", a named tool, and (with
+# strict tools) "auto" from it, so constrained decoding produces what the parser reads. The keys are the ones
+# vLLM's own parsers of these formats declare.
+STRUCTURAL_TAGS: dict[str, str] = {
+    "hermes": "hermes",
+    "qwen3_coder": "qwen_3_coder",
+    "glm45": "glm_4_7",
+    "kimi_k2": "kimi",
+    "minimax": "minimax",
+    "deepseek_v3": "deepseek_r1",
+    "deepseek_v31": "deepseek_v3_1",
+    "deepseek_dsml": "deepseek_v3_2",
+    "llama3_json": "llama",
+    "harmony": "harmony",
+}
+
+# Formats whose argument values are markup text: a schema's property types decide what the text means.
+STRING_VALUED = frozenset({"qwen3_coder", "glm45", "minimax", "deepseek_dsml", "seed_oss", "xml_invoke"})
 
 
 def max_tokens(request: Any) -> int | None:

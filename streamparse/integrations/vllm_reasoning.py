@@ -112,9 +112,9 @@ class StreamparseReasoningParser(ReasoningParser):
             self.format_names, model, tools, primed, template, calls_in_reasoning="ignore" if alone else "promote"
         )
 
-    def _stream(self) -> RequestSession:
+    def _stream(self, tokens: bool = True) -> RequestSession:
         if self.tool_parser is not None:
-            return self.tool_parser.session(model=self.model)
+            return self.tool_parser.session(model=self.model, tokens=tokens)
         if self._session is None:
             self._session = RequestSession(self._parser(), new_id, calls_as_text=True)
         return self._session
@@ -186,7 +186,8 @@ class StreamparseReasoningParser(ReasoningParser):
     ) -> DeltaMessage | None:
         if self.tool_parser is not None:
             self.tool_parser.count_tokens(len(delta_token_ids))
-            return delta_message(self.tool_parser.push(self._stream(), delta_text, delta_token_ids))
+            session = self._stream(tokens=bool(delta_token_ids) or not delta_text)
+            return delta_message(self.tool_parser.push(session, delta_text, delta_token_ids))
         piece = self._stream().push(delta_text)
         if piece is not None and piece.content.strip():
             self._ended = True
