@@ -28,7 +28,7 @@ from streamparse import (
 )
 from streamparse.events import Event
 
-__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "one_shot", "split"]
+__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "ReasoningSplit", "one_shot", "split"]
 
 
 @dataclass(slots=True)
@@ -60,17 +60,12 @@ class RequestSession:
     """Feeds one request's output to its own parser and returns engine-shaped pieces.
 
     ``new_id(name, parser_id)`` makes the call ids the engine's clients expect (vLLM's
-    ``make_tool_call_id``, or a format's native id); without it the parser's own ids are used. ``calls_as_text``: the calls are another parser's to read, so each
-    accepted or rejected call's markup is content, where it was (a reasoning parser used without its tool
-    parser).
+    ``make_tool_call_id``, or a format's native id); without it the parser's own ids are used.
     """
 
-    def __init__(
-        self, parser: StreamParser, new_id: Callable[[str, str], str] | None = None, *, calls_as_text: bool = False
-    ) -> None:
+    def __init__(self, parser: StreamParser, new_id: Callable[[str, str], str] | None = None) -> None:
         self.parser = parser
         self._new_id = new_id
-        self._calls_as_text = calls_as_text
         self._index: dict[int, int] = {}  # parser index -> engine index
         self._streamed: dict[int, list[str]] = {}  # engine index -> argument fragments sent
         self.accepted: list[ToolCall] = []
@@ -111,10 +106,6 @@ class RequestSession:
         calls: list[CallPiece] = []
         moved = False
         for ev in events:
-            if self._calls_as_text and isinstance(ev, ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected):
-                if isinstance(ev, ToolCallEnd | ToolCallRejected):
-                    content.append(ev.call.raw if isinstance(ev, ToolCallEnd) else ev.raw)
-                continue
             if isinstance(ev, TextDelta):
                 content.append(ev.text)
             elif isinstance(ev, ReasoningDelta):
@@ -185,3 +176,78 @@ def split(pieces: Iterable[Piece]) -> tuple[str, str]:
         content.append(piece.content)
         reasoning.append(piece.reasoning)
     return "".join(content), "".join(reasoning)
+
+
+class ReasoningSplit:
+    """A reasoning parser's contract on its own: reasoning, then everything else verbatim as content.
+
+    An engine pairs a reasoning parser with its own tool parser, which reads the content: so once reasoning
+    ends (at ``</think>``, or at a call's opener written inside reasoning, which ends it as the engines'
+    parsers have it) the rest of the output, call markup included, is content exactly as the model wrote it.
+    The parser decides where reasoning ends; the output read while in reasoning is kept until then (it is
+    the reasoning itself, plus markers), and nothing after it.
+    """
+
+    def __init__(self, parser: StreamParser, enders: tuple[str, ...] = ()) -> None:
+        self.parser = parser
+        self.ended = False
+        self._enders = enders
+        """Markers that end reasoning where they appear, whatever the parser makes of them."""
+        self._seen: list[str] = []
+        self._reasoning: list[str] = []
+        self._tail = ""
+
+    def push(self, text: str) -> Piece | None:
+        if self.ended:
+            return Piece(content=text) if text else None
+        self._seen.append(text)
+        if self._enders and self._ender_in(text):
+            return self._cut_at_ender()
+        return self._piece(self.parser.feed(text))
+
+    def _ender_in(self, text: str) -> bool:
+        window = self._tail + text
+        self._tail = window[-max(map(len, self._enders)) :]
+        return any(e in window for e in self._enders)
+
+    def _cut_at_ender(self) -> Piece:
+        """An ender arrived: reasoning is the output before it (less what was sent), the rest is content."""
+        self.ended = True
+        whole, said = "".join(self._seen), "".join(self._reasoning)
+        self._seen.clear()
+        self._reasoning.clear()
+        at = min(i for i in (whole.find(e) for e in self._enders) if i >= 0)
+        start = whole.find("<think>") + len("<think>") if whole.lstrip().startswith("<think>") else 0
+        return Piece(content=whole[at:], reasoning=whole[start:at][len(said) :])
+
+    def finish(self) -> Piece | None:
+        if self.ended or self.parser.closed:
+            return None
+        return self._piece(self.parser.close("stop"))
+
+    def _piece(self, events: list[Event]) -> Piece | None:
+        reasoning: list[str] = []
+        for ev in events:
+            if isinstance(ev, ReasoningDelta):
+                reasoning.append(ev.text)
+            elif isinstance(ev, TextDelta | ToolCallStart | ToolCallRejected) and not (
+                isinstance(ev, TextDelta) and not ev.text
+            ):
+                self._reasoning.extend(reasoning)
+                return Piece(content=self._rest(at_call=not isinstance(ev, TextDelta)), reasoning="".join(reasoning))
+        self._reasoning.extend(reasoning)
+        piece = Piece(reasoning="".join(reasoning))
+        return piece if piece else None
+
+    def _rest(self, at_call: bool) -> str:
+        """The output after the end of reasoning, verbatim; from now on every chunk is content."""
+        self.ended = True
+        whole, said = "".join(self._seen), "".join(self._reasoning)
+        self._seen.clear()
+        self._reasoning.clear()
+        start = whole.find("<think>") + len("<think>") if whole.lstrip().startswith("<think>") else 0
+        at = whole.find(said, start) + len(said) if said else start
+        if not at_call:
+            close = whole.find("</think>", at)
+            at = close + len("</think>") if close >= 0 else at
+        return whole[at:]

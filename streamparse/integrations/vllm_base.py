@@ -111,17 +111,21 @@ class Family:
     the prompt's last tokens say (the engine parser's assumption: only ``</think>`` will appear)."""
     switch: str = "enable_thinking"
     """The ``chat_template_kwargs`` key that turns the family's thinking on or off."""
+    enders: tuple[str, ...] = ()
+    """Markers that end reasoning where they appear, as ``</think>`` does (Kimi's tool section)."""
+    empty: str | None = None
+    """The non-streaming reasoning when it is empty (DeepSeek R1's parser answers ``""``, the others ``None``)."""
 
 
 # vLLM's reasoning parser names with a streamparse counterpart, as ``streamparse_<name>`` reasoning parsers.
 FAMILIES: dict[str, Family] = {
     "qwen3": Family(("qwen3_coder", "hermes"), True),
-    "deepseek_r1": Family(("deepseek_v3",), True),
+    "deepseek_r1": Family(("deepseek_v3",), True, empty=""),
     "deepseek_v3": Family(("deepseek_v31", "deepseek_dsml"), False, "thinking"),
     "glm45": Family(("glm45",), True),
     "minimax_m2": Family(("minimax",), True),
     "ernie45": Family(("hermes",), True),
-    "kimi_k2": Family(("kimi_k2",), True, "thinking"),
+    "kimi_k2": Family(("kimi_k2",), True, "thinking", enders=("<|tool_calls_section_begin|>",)),
     "olmo3": Family(("pythonic",), True),
 }
 

@@ -27,7 +27,7 @@ from vllm.reasoning.abs_reasoning_parsers import ReasoningParser
 from streamparse import StreamParser
 from streamparse.presets import preset_for
 
-from .session import RequestSession, split
+from .session import ReasoningSplit, RequestSession, split
 from .vllm_base import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -35,7 +35,6 @@ from .vllm_base import (
     Family,
     delta_message,
     make_parser,
-    new_id,
     served_model,
     thinking_switch,
     tool_specs,
@@ -64,9 +63,8 @@ class StreamparseReasoningParser(ReasoningParser):
         vocab = tokenizer.get_vocab() if tokenizer is not None and hasattr(tokenizer, "get_vocab") else {}
         self._open_id = vocab.get(THINK_OPEN)
         self._close_id = vocab.get(THINK_CLOSE)
-        self._session: RequestSession | None = None
+        self._split: ReasoningSplit | None = None
         self._state: bool | None = None  # inside reasoning, as of the tokens seen; None: where the output starts
-        self._ended = False
         self.tool_parser: StreamparseToolParser | None = None
         UNPAIRED[0] = self
 
@@ -106,18 +104,16 @@ class StreamparseReasoningParser(ReasoningParser):
         model = getattr(request, "model", None) or self.model
         primed = self._primed(template, model)
         tools = tool_specs(getattr(request, "tools", None))
-        alone = self.tool_parser is None
-        # Alone: calls inside <think> stay reasoning, as with the engine's parser (its tool parser never sees them).
-        return make_parser(
-            self.format_names, model, tools, primed, template, calls_in_reasoning="ignore" if alone else "promote"
-        )
+        return make_parser(self.format_names, model, tools, primed, template)
 
     def _stream(self, tokens: bool = True) -> RequestSession:
-        if self.tool_parser is not None:
-            return self.tool_parser.session(model=self.model, tokens=tokens)
-        if self._session is None:
-            self._session = RequestSession(self._parser(), new_id, calls_as_text=True)
-        return self._session
+        assert self.tool_parser is not None
+        return self.tool_parser.session(model=self.model, tokens=tokens)
+
+    def _alone(self) -> ReasoningSplit:
+        if self._split is None:
+            self._split = ReasoningSplit(self._parser(), self.family.enders if self.family else ())
+        return self._split
 
     # -- token-level gating ----------------------------------------------------------------------------
 
@@ -147,6 +143,18 @@ class StreamparseReasoningParser(ReasoningParser):
                 return input_ids[i + 1 :]
         return [] if self._in_reasoning else input_ids
 
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """Tokens of the output inside reasoning (none when the request switched thinking off)."""
+        if thinking_switch(self.template, self.family.switch if self.family else "enable_thinking") is False:
+            return 0
+        count, inside = 0, bool(self.primed)
+        for token in token_ids:
+            if token == self._open_id or token == self._close_id:
+                inside = token == self._open_id
+            elif inside:
+                count += 1
+        return count
+
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
         self.adjust_initial_state_from_prompt(prompt_token_ids)
 
@@ -161,19 +169,20 @@ class StreamparseReasoningParser(ReasoningParser):
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
         # Paired: the engine keeps the whole output. Alone: the rest goes to the engine's tool parser.
-        return self.tool_parser is None and self._ended
+        return self.tool_parser is None and self._split is not None and self._split.ended
 
     # -- text ------------------------------------------------------------------------------------------
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
-        """The reasoning and the visible text (with call markup in place when this parser is alone)."""
-        paired = self.tool_parser is not None
-        session = RequestSession(self._parser(request), calls_as_text=not paired)
-        content, reasoning = split(p for p in (session.push(model_output), session.finish()) if p is not None)
-        if paired:
-            assert self.tool_parser is not None
+        """The reasoning and the visible text (alone: the rest of the output verbatim, call markup included)."""
+        if self.tool_parser is None:
+            alone = ReasoningSplit(self._parser(request), self.family.enders if self.family else ())
+            content, reasoning = split(p for p in (alone.push(model_output), alone.finish()) if p is not None)
+        else:
+            session = RequestSession(self._parser(request))
+            content, reasoning = split(p for p in (session.push(model_output), session.finish()) if p is not None)
             self.tool_parser.handoff(content, session)
-        return (reasoning or None), (content or None)
+        return (reasoning or (self.family.empty if self.family else None)), (content or None)
 
     def extract_reasoning_streaming(
         self,
@@ -188,13 +197,13 @@ class StreamparseReasoningParser(ReasoningParser):
             self.tool_parser.count_tokens(len(delta_token_ids))
             session = self._stream(tokens=bool(delta_token_ids) or not delta_text)
             return delta_message(self.tool_parser.push(session, delta_text, delta_token_ids))
-        piece = self._stream().push(delta_text)
-        if piece is not None and piece.content.strip():
-            self._ended = True
+        alone = self._alone()
+        piece = alone.push(delta_text)
+        if alone.ended:
             self._state = False
         return delta_message(piece)
 
     def finish_streaming(self) -> DeltaMessage | None:
-        if self.tool_parser is not None or self._session is None:
+        if self.tool_parser is not None or self._split is None:
             return None  # paired: the tool parser's finish_streaming closes the shared session
-        return delta_message(self._session.finish())
+        return delta_message(self._split.finish())
