@@ -39,6 +39,8 @@ from .vllm_base import (
     PREFIX,
     STRING_VALUED,
     STRUCTURAL_TAGS,
+    THINK_CLOSE,
+    THINK_OPEN,
     UNPAIRED,
     delta_message,
     make_parser,
@@ -60,6 +62,13 @@ def _tool_calls(session: RequestSession) -> list[ToolCall]:
     ]
 
 
+def _think(model_output: str, reasoning: str) -> str:
+    """Reasoning as the markup it was written in (the opener only if the model wrote it)."""
+    if not reasoning:
+        return ""
+    return (THINK_OPEN if THINK_OPEN in model_output else "") + reasoning + THINK_CLOSE
+
+
 class StreamparseToolParser(ToolParser):
     """vLLM ``ToolParser`` backed by one :class:`~streamparse.StreamParser` per request.
 
@@ -79,6 +88,7 @@ class StreamparseToolParser(ToolParser):
         self._tokens = 0
         self._limit: int | None = None
         self._handoff: tuple[str, RequestSession] | None = None
+        self._in_think = False  # streaming without a reasoning parser: a <think> was sent as content
         self.reasoning_parser: StreamparseReasoningParser | None = None
         peer, UNPAIRED[0] = UNPAIRED[0], None
         if peer is not None and peer.model_tokenizer is tokenizer and peer.tool_parser is None:
@@ -135,8 +145,8 @@ class StreamparseToolParser(ToolParser):
             session = RequestSession(self._parser(request))
             pieces = [session.push(model_output), session.finish(self._one_shot_reason(model_output, request))]
             content, reasoning = split(p for p in pieces if p is not None)
-            # Without the reasoning parser, reasoning has no field of its own here: it stays in the content.
-            content = reasoning + content
+            # Without a reasoning parser, reasoning markup is plain content (vLLM's contract): verbatim here.
+            content = _think(model_output, reasoning) + content
         calls = _tool_calls(session)
         # Whitespace between calls is no content (vLLM's parsers answer None there too).
         content = content if content and content.strip() else None
@@ -165,7 +175,20 @@ class StreamparseToolParser(ToolParser):
         if self._limit is None:
             self._limit = max_tokens(request)
         self._tokens += len(delta_token_ids)
-        return delta_message(self.push(session, delta_text, delta_token_ids))
+        return delta_message(self._reasoning_as_content(self.push(session, delta_text, delta_token_ids)))
+
+    def _reasoning_as_content(self, piece: Piece | None) -> Piece | None:
+        """Without a reasoning parser, vLLM streams reasoning markup as content: ``<think>...</think>``."""
+        if piece is None or self.reasoning_parser is not None:
+            return piece
+        text = piece.content
+        if piece.reasoning:
+            text = ("" if self._in_think else THINK_OPEN) + piece.reasoning + text
+            self._in_think = True
+        if self._in_think and (piece.content or piece.calls):
+            at = len(text) - len(piece.content)
+            text, self._in_think = text[:at] + THINK_CLOSE + text[at:], False
+        return Piece(text, "", piece.calls)
 
     def push(self, session: RequestSession, text: str, ids: Sequence[int]) -> Piece | None:
         """One delta into the session: as token pieces when the session takes token ids."""
@@ -181,7 +204,8 @@ class StreamparseToolParser(ToolParser):
         """End of the request's output: flush held text, finish or reject open calls."""
         if self._session is None:
             return None
-        return delta_message(self._session.finish("length" if self.stopped_for_length else "stop"))
+        piece = self._session.finish("length" if self.stopped_for_length else "stop")
+        return delta_message(self._reasoning_as_content(piece))
 
     @property
     def stopped_for_length(self) -> bool:
