@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamparse import StreamParser, TextDelta, ToolCallEnd
+from streamparse import StreamParser, TextDelta, ToolCallEnd, ToolCallRejected
 
 KIMI_CALL = (
     "<|tool_call_begin|>functions.test:0 <|tool_call_argument_begin|>"
@@ -23,3 +23,26 @@ def test_a_kimi_section_end_with_no_section_open_never_reaches_the_text(size: in
     assert "<|tool_calls_section_end|>" not in visible
     assert visible.endswith(" after")
     assert [e.call.name for e in events if isinstance(e, ToolCallEnd)] == ["test"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 1000])
+def test_a_python_set_argument_is_a_list_in_the_order_written(size: int) -> None:
+    text = '[get_weather(tags={"b", "a", "b"}, n={1, 2.5}, d={"k": {1}})]'
+    parser = StreamParser(["pythonic"])
+    events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in ends] == [{"tags": ["b", "a"], "n": [1, 2.5], "d": {"k": [1]}}]
+    assert not [e for e in events if isinstance(e, ToolCallRejected)]
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+@pytest.mark.parametrize("closer", ["</tool_call>", "</seed:tool_call>"])
+def test_a_qwen3_coder_call_whose_function_closer_is_missing_ends_at_the_block_closer(size: int, closer: str) -> None:
+    opener = "<tool_call>" if closer == "</tool_call>" else "<seed:tool_call>"
+    fmt = "qwen3_coder" if closer == "</tool_call>" else "seed_oss"
+    text = f"{opener}\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n{closer} after"
+    parser = StreamParser([fmt])
+    events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
+    assert [e.call.arguments for e in events if isinstance(e, ToolCallEnd)] == [{"city": "Paris"}]
+    assert not [e for e in events if isinstance(e, ToolCallRejected)]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == " after"

@@ -42,13 +42,14 @@ class TagSyntax:
     lenient: bool = False
     markup: tuple[str, ...] = ()  # tags in the body that are skipped (generic_xml's <arguments>)
     trim: bool = False  # values are stripped of surrounding whitespace, not just one newline per side
+    outer_close: tuple[str, ...] = ()  # the enclosing block's closer also ends the call (and is left for it)
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
         t = self.tables.get("")
         if t is None:
             markers: dict[str, list[Handler]] = {self.param_open: [], self.call_close: []}
-            markers.update((m, []) for m in self.markup)
+            markers.update((m, []) for m in (*self.markup, *self.outer_close))
             t = self.tables[""] = MarkerTable(markers)
         return t
 
@@ -59,6 +60,7 @@ class TagSyntax:
             if self.lenient:
                 markers[self.param_open] = []
                 markers[self.call_close] = []
+                markers.update((m, []) for m in self.outer_close)
             t = self.tables[close] = MarkerTable(markers)
         return t
 
@@ -224,10 +226,12 @@ class TagCallState(State):
         if tok in syn.markup:
             eng.pos = e
             return True
-        if tok == syn.call_close:
+        if tok == syn.call_close or tok in syn.outer_close:
+            # A missing call closer before the block's closer (`</parameter></tool_call>`): the call ends there.
+            end = e if tok == syn.call_close else s
             eng.args("}" if self.nparams else "{}")
-            eng.end_call(e)
-            eng.pos = e
+            eng.end_call(end)
+            eng.pos = end
             eng.pop()
             return True
         m = read_header(buf, e, syn.header_end, syn.param_header, final)
