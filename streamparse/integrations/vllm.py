@@ -89,6 +89,7 @@ class StreamparseToolParser(ToolParser):
         self._limit: int | None = None
         self._handoff: tuple[str, RequestSession] | None = None
         self._in_think = False  # streaming without a reasoning parser: a <think> was sent as content
+        self._request: Any = None
         self.reasoning_parser: StreamparseReasoningParser | None = None
         peer, UNPAIRED[0] = UNPAIRED[0], None
         if peer is not None and peer.model_tokenizer is tokenizer and peer.tool_parser is None:
@@ -110,7 +111,7 @@ class StreamparseToolParser(ToolParser):
             # No tools in the request: vLLM's parsers check no names, but those of string-valued formats
             # type the values by the schemas they were built with; so does this one (and checks the names).
             tools = tool_specs(self.tools)
-        table = special_table(self.model_tokenizer) if tokens and self.model_tokenizer is not None else None
+        table = special_table(self.model_tokenizer, self._vocab()) if tokens and self.model_tokenizer is not None else None
         peer = self.reasoning_parser
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
@@ -171,11 +172,17 @@ class StreamparseToolParser(ToolParser):
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> DeltaMessage | None:
+        if self._session is not None and (request is not self._request or self._session.parser.closed):
+            self._reset()  # one instance, a new request (vLLM builds one per request; callers may reuse one)
+        self._request = request
         session = self.session(request, tokens=bool(delta_token_ids) or not delta_text)
         if self._limit is None:
             self._limit = max_tokens(request)
         self._tokens += len(delta_token_ids)
         return delta_message(self._reasoning_as_content(self.push(session, delta_text, delta_token_ids)))
+
+    def _reset(self) -> None:
+        self._session, self._tokens, self._limit, self._in_think = None, 0, None, False
 
     def _reasoning_as_content(self, piece: Piece | None) -> Piece | None:
         """Without a reasoning parser, vLLM streams reasoning markup as content: ``<think>...</think>``."""
@@ -193,9 +200,15 @@ class StreamparseToolParser(ToolParser):
     def push(self, session: RequestSession, text: str, ids: Sequence[int]) -> Piece | None:
         """One delta into the session: as token pieces when the session takes token ids."""
         if session.parser.takes_tokens and self.model_tokenizer is not None:
-            table = special_table(self.model_tokenizer)
+            table = special_table(self.model_tokenizer, self._vocab())
             return session.push_tokens(token_pieces(self.model_tokenizer, table, text, ids))
         return session.push(text)
+
+    def _vocab(self) -> Any:
+        try:
+            return self.vocab
+        except Exception:  # a tokenizer without get_vocab (mocks): no table from it
+            return None
 
     def count_tokens(self, n: int) -> None:
         self._tokens += n

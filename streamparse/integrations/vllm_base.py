@@ -139,25 +139,30 @@ def thinking_switch(kwargs: dict[str, Any] | None, key: str) -> bool | None:
     return None
 
 
-_TABLES: dict[int, tuple[Any, dict[int, str]]] = {}
+_TABLES: dict[int, tuple[Any, Any, dict[int, str]]] = {}
 _BY_TEXT: dict[int, tuple[dict[int, str], re.Pattern[str], dict[str, int]]] = {}
 
 
-def special_table(tokenizer: Any) -> dict[int, str]:
-    """The tokenizer's added tokens (special or not), ``{id: text}``: computed once per tokenizer."""
+def special_table(tokenizer: Any, vocab: Any = None) -> dict[int, str]:
+    """The tokenizer's added tokens (special or not), ``{id: text}``: computed once per tokenizer and vocabulary.
+
+    The ids are ``vocab``'s (the parser's ``vocab``, what vLLM's parsers and serving loop use) where it has the
+    token, so the table and the ids vLLM hands the parser agree."""
+    vocab = vocab if isinstance(vocab, dict) else {}
     cached = _TABLES.get(id(tokenizer))
-    if cached is not None and cached[0] is tokenizer:
-        return cached[1]
+    if cached is not None and cached[0] is tokenizer and cached[1] is vocab:
+        return cached[2]
     table: dict[int, str] = {}
     decoder = getattr(tokenizer, "added_tokens_decoder", None)
     if isinstance(decoder, dict):
         for token_id, token in decoder.items():
             text = getattr(token, "content", token)
             if isinstance(text, str) and text:
-                table[int(token_id)] = text
+                found = vocab.get(text, token_id)
+                table[int(found) if isinstance(found, int) else int(token_id)] = text
     if len(_TABLES) >= 8:
         _TABLES.clear()
-    _TABLES[id(tokenizer)] = (tokenizer, table)
+    _TABLES[id(tokenizer)] = (tokenizer, vocab, table)
     return table
 
 
