@@ -191,6 +191,7 @@ class ReasoningSplit:
     def __init__(self, parser: StreamParser, enders: tuple[str, ...] = ()) -> None:
         self.parser = parser
         self.ended = False
+        self.finished = False
         self._enders = enders
         """Markers that end reasoning where they appear, whatever the parser makes of them."""
         self._seen: list[str] = []
@@ -221,7 +222,8 @@ class ReasoningSplit:
         return Piece(content=whole[at:], reasoning=whole[start:at][len(said) :])
 
     def finish(self) -> Piece | None:
-        if self.ended or self.parser.closed:
+        done, self.finished = self.finished, True
+        if self.ended or done:
             return None
         return self._piece(self.parser.close("stop"))
 

@@ -197,8 +197,8 @@ class StreamparseReasoningParser(ReasoningParser):
             self.tool_parser.count_tokens(len(delta_token_ids))
             session = self._stream(tokens=bool(delta_token_ids) or not delta_text)
             return delta_message(self.tool_parser.push(session, delta_text, delta_token_ids))
-        if self._split is not None and not previous_text and not previous_token_ids:
-            self._split, self._state = None, None  # one instance, a new request's first delta
+        if self._split is not None and self._split.finished:
+            self._split, self._state = None, None  # one instance, the next request (the last one was finished)
         alone = self._alone()
         piece = alone.push(delta_text)
         if alone.ended:
