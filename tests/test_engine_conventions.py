@@ -6,10 +6,7 @@ import pytest
 
 from streamparse import StreamParser, TextDelta, ToolCallEnd, ToolCallRejected
 
-KIMI_CALL = (
-    "<|tool_call_begin|>functions.test:0 <|tool_call_argument_begin|>"
-    '{"k": "v"} <|tool_call_end|>'
-)
+KIMI_CALL = '<|tool_call_begin|>functions.test:0 <|tool_call_argument_begin|>{"k": "v"} <|tool_call_end|>'
 
 
 @pytest.mark.parametrize("size", [1, 3, 1000])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from streamparse import (
     ReasoningDelta,
@@ -28,7 +29,28 @@ from streamparse import (
 )
 from streamparse.events import Event
 
-__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "ReasoningSplit", "one_shot", "split"]
+__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "ReasoningSplit", "one_shot", "split", "tool_specs"]
+
+
+def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
+    """The request's tools for the parser: names, and parameter schemas without ``required``.
+
+    An unknown name is rejected before anything of the call is sent, and the property types drive the
+    typing of string-valued formats (qwen3_coder's ``<parameter=...>``). A missing required argument is the
+    client's to report, as vLLM's contract has it: a call whose name was streamed is not withdrawn for it.
+    """
+    if not tools:
+        return None
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        function = getattr(tool, "function", None)
+        name = getattr(function, "name", None) or getattr(tool, "name", None)
+        if not (isinstance(name, str) and name):
+            continue
+        params = getattr(function, "parameters", None) if function is not None else getattr(tool, "parameters", None)
+        params = {k: v for k, v in params.items() if k != "required"} if isinstance(params, dict) else {}
+        out.append({"type": "function", "function": {"name": name, "parameters": params}})
+    return out or None
 
 
 @dataclass(slots=True)

@@ -33,7 +33,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 from streamparse import StreamParser, formats
 
-from .session import Piece, RequestSession, split
+from .session import Piece, RequestSession, split, tool_specs
 from .vllm_base import (
     FAMILIES,
     PREFIX,
@@ -48,7 +48,6 @@ from .vllm_base import (
     new_id,
     special_table,
     token_pieces,
-    tool_specs,
 )
 from .vllm_reasoning import StreamparseReasoningParser
 
@@ -57,7 +56,9 @@ __all__ = ["StreamparseToolParser", "StreamparseReasoningParser", "register", "t
 
 def _tool_calls(session: RequestSession) -> list[ToolCall]:
     return [
-        ToolCall(id=new_id(c.name, c.id), type="function", function=FunctionCall(name=c.name, arguments=c.arguments_json))
+        ToolCall(
+            id=new_id(c.name, c.id), type="function", function=FunctionCall(name=c.name, arguments=c.arguments_json)
+        )
         for c in session.accepted
     ]
 
@@ -111,7 +112,9 @@ class StreamparseToolParser(ToolParser):
             # No tools in the request: vLLM's parsers check no names, but those of string-valued formats
             # type the values by the schemas they were built with; so does this one (and checks the names).
             tools = tool_specs(self.tools)
-        table = special_table(self.model_tokenizer, self._vocab()) if tokens and self.model_tokenizer is not None else None
+        table = (
+            special_table(self.model_tokenizer, self._vocab()) if tokens and self.model_tokenizer is not None else None
+        )
         peer = self.reasoning_parser
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
@@ -226,12 +229,12 @@ class StreamparseToolParser(ToolParser):
         return self._limit is not None and self._tokens >= self._limit
 
 
-def _subclass(base: type, fmt: str) -> type:
+def _subclass(base: type, fmt: str, **extra: Any) -> type:
     name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + base.__name__.removeprefix("Streamparse")
     attrs: dict[str, Any] = {"format_names": (fmt,), "__module__": __name__, "__qualname__": name}
     if base is StreamparseToolParser:
         attrs["structural_tag_model"] = STRUCTURAL_TAGS.get(fmt)
-    return type(name, (base,), attrs)
+    return type(name, (base,), {**attrs, **extra})
 
 
 TOOL_PARSERS: dict[str, type[StreamparseToolParser]] = {PREFIX: StreamparseToolParser}
@@ -241,9 +244,9 @@ for _fmt in formats.names():
     REASONING_PARSERS[f"{PREFIX}_{_fmt}"] = _subclass(StreamparseReasoningParser, _fmt)
 for _name, _family in FAMILIES.items():
     # A family name that is also a format's (glm45, kimi_k2) is that format with the family's convention.
-    _cls = _subclass(StreamparseReasoningParser, _name)
-    _cls.format_names, _cls.family = _family.formats, _family
-    REASONING_PARSERS[f"{PREFIX}_{_name}"] = _cls
+    REASONING_PARSERS[f"{PREFIX}_{_name}"] = _subclass(
+        StreamparseReasoningParser, _name, format_names=_family.formats, family=_family
+    )
 for _cls in (*TOOL_PARSERS.values(), *REASONING_PARSERS.values()):
     globals()[_cls.__name__] = _cls
 

@@ -4,7 +4,7 @@ token-id pieces, and the mapping of pieces to vLLM's ``DeltaMessage``."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,27 +28,6 @@ NATIVE_ID = re.compile(r"[^\s:]+:\d+")
 def new_id(_name: str, parser_id: str = "") -> str:
     """vLLM's call id (``chatcmpl-tool-...``), or the model's own where the format has one."""
     return parser_id if NATIVE_ID.fullmatch(parser_id) else str(make_tool_call_id())
-
-
-def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
-    """The request's tools for the parser: names, and parameter schemas without ``required``.
-
-    An unknown name is rejected before anything of the call is sent, and the property types drive the
-    typing of string-valued formats (qwen3_coder's ``<parameter=...>``). A missing required argument is the
-    client's to report, as vLLM's contract has it: a call whose name was streamed is not withdrawn for it.
-    """
-    if not tools:
-        return None
-    out: list[dict[str, Any]] = []
-    for tool in tools:
-        function = getattr(tool, "function", None)
-        name = getattr(function, "name", None) or getattr(tool, "name", None)
-        if not (isinstance(name, str) and name):
-            continue
-        params = getattr(function, "parameters", None) if function is not None else getattr(tool, "parameters", None)
-        params = {k: v for k, v in params.items() if k != "required"} if isinstance(params, dict) else {}
-        out.append({"type": "function", "function": {"name": name, "parameters": params}})
-    return out or None
 
 
 # The xgrammar builtin structural-tag template that writes each format's call markup, exactly as the format
@@ -250,4 +229,3 @@ def served_model(model_config: Any) -> str | None:
     if isinstance(name, list | tuple):
         name = name[0] if name else None
     return name or getattr(model_config, "model", None)
-

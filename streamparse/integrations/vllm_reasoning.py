@@ -27,7 +27,7 @@ from vllm.reasoning.abs_reasoning_parsers import ReasoningParser
 from streamparse import StreamParser
 from streamparse.presets import preset_for
 
-from .session import ReasoningSplit, RequestSession, split
+from .session import ReasoningSplit, RequestSession, split, tool_specs
 from .vllm_base import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -37,7 +37,6 @@ from .vllm_base import (
     make_parser,
     served_model,
     thinking_switch,
-    tool_specs,
 )
 
 if TYPE_CHECKING:

@@ -163,5 +163,7 @@ def test_without_a_reasoning_parser_reasoning_markup_stays_in_the_content() -> N
     parser = adapter.TOOL_PARSERS["streamparse_hermes"](marker_tokenizer())
     info = parser.extract_tool_calls("<think>hm</think>Sure. " + CALL, chat_request())
     assert info.content == "<think>hm</think>Sure. "
-    deltas = stream(adapter.TOOL_PARSERS["streamparse_hermes"](marker_tokenizer()), marker_tokenizer(), None, "<think>hm</think>ok")
+    deltas = stream(
+        adapter.TOOL_PARSERS["streamparse_hermes"](marker_tokenizer()), marker_tokenizer(), None, "<think>hm</think>ok"
+    )
     assert "".join(d.content or "" for d in deltas) == "<think>hm</think>ok"
