@@ -19,7 +19,7 @@ the engine parser's assumption for ``streamparse_qwen3``, ``streamparse_deepseek
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vllm.entrypoints.generate.base.protocol import DeltaMessage
 from vllm.reasoning.abs_reasoning_parsers import ReasoningParser
@@ -38,9 +38,6 @@ from .vllm_base import (
     served_model,
     thinking_switch,
 )
-
-if TYPE_CHECKING:
-    from .vllm import StreamparseToolParser
 
 __all__ = ["StreamparseReasoningParser"]
 
@@ -64,7 +61,8 @@ class StreamparseReasoningParser(ReasoningParser):
         self._close_id = vocab.get(THINK_CLOSE)
         self._split: ReasoningSplit | None = None
         self._state: bool | None = None  # inside reasoning, as of the tokens seen; None: where the output starts
-        self.tool_parser: StreamparseToolParser | None = None
+        self.tool_parser: Any = None
+        """The streamparse tool parser of the same request, when vLLM built one (it pairs itself here)."""
         UNPAIRED[0] = self
 
     @property
@@ -106,8 +104,8 @@ class StreamparseReasoningParser(ReasoningParser):
         return make_parser(self.format_names, model, tools, primed, template)
 
     def _stream(self, tokens: bool = True) -> RequestSession:
-        assert self.tool_parser is not None
-        return self.tool_parser.session(model=self.model, tokens=tokens)
+        session: RequestSession = self.tool_parser.session(model=self.model, tokens=tokens)
+        return session
 
     def _alone(self) -> ReasoningSplit:
         if self._split is None:

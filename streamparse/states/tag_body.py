@@ -42,7 +42,9 @@ class TagSyntax:
     lenient: bool = False
     markup: tuple[str, ...] = ()  # tags in the body that are skipped (generic_xml's <arguments>)
     trim: bool = False  # values are stripped of surrounding whitespace, not just one newline per side
-    outer_close: tuple[str, ...] = ()  # the enclosing block's closer also ends the call (and is left for it)
+    outer_close: tuple[str, ...] = ()
+    """Closers of the enclosing block that also end the call between parameters (``</parameter></tool_call>``:
+    the model left ``</function>`` out) and are left for the block; inside a value they are value text."""
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
@@ -60,7 +62,6 @@ class TagSyntax:
             if self.lenient:
                 markers[self.param_open] = []
                 markers[self.call_close] = []
-                markers.update((m, []) for m in self.outer_close)
             t = self.tables[close] = MarkerTable(markers)
         return t
 

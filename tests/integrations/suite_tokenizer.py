@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from engine_tokenizer import train_bpe
 from transformers import PreTrainedTokenizerFast
 
 CORPUS = [
@@ -111,16 +111,6 @@ def for_model(model_id: str) -> PreTrainedTokenizerFast:
 @cache
 def suite_tokenizer(plain_think: bool = False) -> PreTrainedTokenizerFast:
     """A ~1000-token byte-level BPE with :data:`MARKERS` as added tokens (one shared instance per kind)."""
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1000,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|endoftext|>"],
-        show_progress=False,
-    )
-    tok.train_from_iterator((CORPUS + (PLAIN_THINK if plain_think else [])) * 4, trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>")
+    fast = train_bpe(CORPUS + (PLAIN_THINK if plain_think else []), 1000)
     fast.add_tokens([m for m in MARKERS if not (plain_think and m in ("<think>", "</think>"))])
     return fast
