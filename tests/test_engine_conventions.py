@@ -43,3 +43,30 @@ def test_a_qwen3_coder_call_whose_function_closer_is_missing_ends_at_the_block_c
     assert [e.call.arguments for e in events if isinstance(e, ToolCallEnd)] == [{"city": "Paris"}]
     assert not [e for e in events if isinstance(e, ToolCallRejected)]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == " after"
+
+
+DSML = (
+    '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n'
+    '<｜DSML｜parameter name="minutes" string="true">15</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="label" string="true">15</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+)
+ALARM = {
+    "type": "function",
+    "function": {
+        "name": "set_alarm",
+        "parameters": {"type": "object", "properties": {"minutes": {"type": "integer"}, "label": {"type": "string"}}},
+    },
+}
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_a_dsml_string_true_value_is_typed_by_the_schema(size: int) -> None:
+    parser = StreamParser(["deepseek_dsml"], tools=[ALARM])
+    events = [e for i in range(0, len(DSML), size) for e in parser.feed(DSML[i : i + size])] + parser.close("stop")
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in ends] == [{"minutes": 15, "label": "15"}]
+    # Without a schema, string="true" is the text it says it is.
+    bare = StreamParser(["deepseek_dsml"])
+    untyped = [e for e in bare.feed(DSML) + bare.close("stop") if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in untyped] == [{"minutes": "15", "label": "15"}]

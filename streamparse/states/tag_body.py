@@ -99,10 +99,9 @@ class ValueWriter:
         if tools is not None and call is not None and call.name is not None and call.name in tools:
             self.schema = tools.property_schema(call.name, key)
         self.raw_json = raw_json  # DSML string="false": the value is JSON; "true": raw text
-        if raw_json is None:
-            self.stream = streams_as_string(self.schema)
-        else:
-            self.stream = not raw_json
+        # DSML string="true" is text, typed by the schema like any text value (a model writes string="true"
+        # for `42` where the schema says integer; vLLM's DSML parser types it too).
+        self.stream = not raw_json and streams_as_string(self.schema)
         self.first = True
         self.held_nl = False
         self.parts: list[str] = []
