@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help test test-browser demo bench bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm
+.PHONY: help test test-browser demo bench bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm engine-suite
 
 # `make help`: one line per target (the text after `##` on its line), with how long the slow ones take.
 help:  ## this list
@@ -84,8 +84,14 @@ test-vllm: $(ENGINE_STAMP)  ## the vLLM/SGLang adapters against the engines (ins
 vllm-baseline: $(ENGINE_STAMP)  ## the engines' own parsers on the same cases, for comparison
 	-STREAMPARSE_ENGINE_BASELINE=1 $(ENGINE_TESTS) -rf
 
+# vLLM's own test files (tests/tool_parsers, tests/reasoning of its 0.33.0 sdist, fetched into .cache/) run
+# unchanged on vLLM's parsers and on the adapters; writes the per-file table into docs/integrations.md and
+# fails on an engine-only pass not listed in tests/integrations/engine_suite_expected.json.
+engine-suite: $(ENGINE_STAMP)  ## vLLM's own parser test files through the adapters (~2 min)
+	$(ENGINE_VENV)/bin/python scripts/engine_suite.py --write-docs
+
 bench-vllm: $(ENGINE_STAMP)  ## time the vLLM adapter
 	$(ENGINE_VENV)/bin/python benchmarks/vllm_adapter.py
 
 clean:  ## remove the venvs, builds, site/ and caches
-	rm -rf $(VENV) $(ENGINE_VENV) build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(ENGINE_VENV) .cache build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

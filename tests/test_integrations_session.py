@@ -64,14 +64,15 @@ def test_a_candidate_rejected_before_its_name_takes_no_index() -> None:
 def test_ids_come_from_the_engine_maker() -> None:
     made: list[str] = []
 
-    def new_id(name: str) -> str:
-        made.append(name)
+    def new_id(name: str, parser_id: str) -> str:
+        made.append(f"{name}/{parser_id}")
         return f"engine-{len(made)}"
 
     s = RequestSession(StreamParser(["hermes"]), new_id)
     pieces = drain(s, [CALL, CALL])
     assert [c.id for p in pieces for c in p.calls if c.name] == ["engine-1", "engine-2"]
-    assert made == ["get_weather", "get_weather"]
+    # The maker sees the parser's own id too (a format's native id, Kimi's functions.NAME:N, is kept by vLLM's).
+    assert made == ["get_weather/call_0", "get_weather/call_1"]
 
 
 def test_finish_flushes_held_text_once() -> None:

@@ -184,7 +184,7 @@ _NO_KEY = object()
 class _Frame:
     """One open container while reading a value."""
 
-    __slots__ = ("close", "items", "obj", "key", "closable", "comma")
+    __slots__ = ("close", "items", "obj", "key", "closable", "comma", "is_set")
 
     def __init__(self, opener: str) -> None:
         self.close = {"[": "]", "(": ")", "{": "}"}[opener]
@@ -193,6 +193,7 @@ class _Frame:
         self.key: Any = _NO_KEY
         self.closable = True  # empty, or just after a comma: the closer may come now
         self.comma = False
+        self.is_set = False
 
     def add(self, value: Any) -> None:
         if self.obj is not None:
@@ -207,7 +208,14 @@ class _Frame:
             return self.obj
         if self.close == ")" and not self.comma and len(self.items) == 1:
             return self.items[0]  # ``(x)`` is a parenthesised value, not a tuple
+        if self.is_set:  # a set holds each element once; the order is the one written
+            return [v for i, v in enumerate(self.items) if not any(_same(v, w) for w in self.items[:i])]
         return self.items  # tuples become lists: JSON has only arrays
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as set elements (``1`` and ``True`` are equal in Python; in JSON they differ, so they stay apart)."""
+    return type(a) is type(b) and a == b
 
 
 def _read_value(text: str, pos: int) -> tuple[Any, int]:
@@ -221,17 +229,25 @@ def _read_value(text: str, pos: int) -> tuple[Any, int]:
             value = top.finish()
             stack.pop()
         elif top is not None and top.obj is not None and top.key is _NO_KEY:
+            key: str | None = None
             if kind == "str":
                 key, pos = _string_run(tok, text, pos)
-            elif kind == "num" and isinstance(tok, int):
-                key = str(tok)  # JSON keys are strings; an int key keeps its decimal spelling
+                first: Any = key
+            elif kind == "num":
+                first = tok
+                key = str(tok) if isinstance(tok, int) else None  # JSON keys are strings: an int keeps its spelling
+            elif kind == "name" and tok in _CONSTANTS:
+                first = _CONSTANTS[tok]
             else:
                 raise ValueError(f"dict key must be a string or int at {start}")
-            colon, _, pos, at = _lex(text, pos)
-            if colon != ":":
-                raise ValueError(f"expected ':' at {at} (sets are not supported)")
-            top.key = key
-            continue
+            colon, _, after, at = _lex(text, pos)
+            if colon == ":" and key is not None:
+                top.key, pos = key, after
+                continue
+            if colon not in (",", "}") or top.obj:
+                raise ValueError(f"expected ':' at {at}")
+            top.obj, top.is_set = None, True  # ``{a, b}``: a set literal, read as a list (JSON has no sets)
+            value = first
         elif kind in ("[", "(", "{"):
             if len(stack) >= MAX_DEPTH:
                 raise ValueError(f"nesting deeper than {MAX_DEPTH}")

@@ -25,6 +25,7 @@ QWEN_SYNTAX = TagSyntax(
     param_close="</parameter>",
     call_close="</function>",
     lenient=True,
+    outer_close=("</tool_call>", "</seed:tool_call>"),
 )
 
 

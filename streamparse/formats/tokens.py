@@ -157,6 +157,9 @@ def wire_section(w: Wiring) -> None:
 def wire_kimi_k2(w: Wiring) -> None:
     wire_section(w)
     w.on(KIMI_CALL_BEGIN, kimi_call)
+    # A section end with no section open (the model closed a section that was abandoned, or wrote a second
+    # end) is markup: it never reaches the text.
+    w.on(KIMI_SECTION_END, drop)
 
 
 # Harmony (gpt-oss) ---------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from streamparse import (
     ReasoningDelta,
@@ -28,7 +29,28 @@ from streamparse import (
 )
 from streamparse.events import Event
 
-__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "one_shot", "split"]
+__all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "ReasoningSplit", "one_shot", "split", "tool_specs"]
+
+
+def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
+    """The request's tools for the parser: names, and parameter schemas without ``required``.
+
+    An unknown name is rejected before anything of the call is sent, and the property types drive the
+    typing of string-valued formats (qwen3_coder's ``<parameter=...>``). A missing required argument is the
+    client's to report, as vLLM's contract has it: a call whose name was streamed is not withdrawn for it.
+    """
+    if not tools:
+        return None
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        function = getattr(tool, "function", None)
+        name = getattr(function, "name", None) or getattr(tool, "name", None)
+        if not (isinstance(name, str) and name):
+            continue
+        params = getattr(function, "parameters", None) if function is not None else getattr(tool, "parameters", None)
+        params = {k: v for k, v in params.items() if k != "required"} if isinstance(params, dict) else {}
+        out.append({"type": "function", "function": {"name": name, "parameters": params}})
+    return out or None
 
 
 @dataclass(slots=True)
@@ -59,11 +81,11 @@ class Piece:
 class RequestSession:
     """Feeds one request's output to its own parser and returns engine-shaped pieces.
 
-    ``new_id`` makes the call ids the engine's clients expect (vLLM's ``make_tool_call_id``); without
-    it the parser's own ids are used.
+    ``new_id(name, parser_id)`` makes the call ids the engine's clients expect (vLLM's
+    ``make_tool_call_id``, or a format's native id); without it the parser's own ids are used.
     """
 
-    def __init__(self, parser: StreamParser, new_id: Callable[[str], str] | None = None) -> None:
+    def __init__(self, parser: StreamParser, new_id: Callable[[str, str], str] | None = None) -> None:
         self.parser = parser
         self._new_id = new_id
         self._index: dict[int, int] = {}  # parser index -> engine index
@@ -114,7 +136,7 @@ class RequestSession:
                 index = len(self._index)
                 self._index[ev.index] = index
                 self._streamed[index] = []
-                call_id = self._new_id(ev.name) if self._new_id is not None else ev.id
+                call_id = self._new_id(ev.name, ev.id) if self._new_id is not None else ev.id
                 calls.append(CallPiece(index, call_id, ev.name))
             elif isinstance(ev, ToolCallDelta):
                 self._arguments(calls, self._index[ev.index], ev.arguments)
@@ -176,3 +198,80 @@ def split(pieces: Iterable[Piece]) -> tuple[str, str]:
         content.append(piece.content)
         reasoning.append(piece.reasoning)
     return "".join(content), "".join(reasoning)
+
+
+class ReasoningSplit:
+    """A reasoning parser's contract on its own: reasoning, then everything else verbatim as content.
+
+    An engine pairs a reasoning parser with its own tool parser, which reads the content: so once reasoning
+    ends (at ``</think>``, or at a call's opener written inside reasoning, which ends it as the engines'
+    parsers have it) the rest of the output, call markup included, is content exactly as the model wrote it.
+    The parser decides where reasoning ends; the output read while in reasoning is kept until then (it is
+    the reasoning itself, plus markers), and nothing after it.
+    """
+
+    def __init__(self, parser: StreamParser, enders: tuple[str, ...] = ()) -> None:
+        self.parser = parser
+        self.ended = False
+        self.finished = False
+        self._enders = enders
+        """Markers that end reasoning where they appear, whatever the parser makes of them."""
+        self._seen: list[str] = []
+        self._reasoning: list[str] = []
+        self._tail = ""
+
+    def push(self, text: str) -> Piece | None:
+        if self.ended:
+            return Piece(content=text) if text else None
+        self._seen.append(text)
+        if self._enders and self._ender_in(text):
+            return self._cut_at_ender()
+        return self._piece(self.parser.feed(text))
+
+    def _ender_in(self, text: str) -> bool:
+        window = self._tail + text
+        self._tail = window[-max(map(len, self._enders)) :]
+        return any(e in window for e in self._enders)
+
+    def _cut_at_ender(self) -> Piece:
+        """An ender arrived: reasoning is the output before it (less what was sent), the rest is content."""
+        self.ended = True
+        whole, said = "".join(self._seen), "".join(self._reasoning)
+        self._seen.clear()
+        self._reasoning.clear()
+        at = min(i for i in (whole.find(e) for e in self._enders) if i >= 0)
+        start = whole.find("<think>") + len("<think>") if whole.lstrip().startswith("<think>") else 0
+        return Piece(content=whole[at:], reasoning=whole[start:at][len(said) :])
+
+    def finish(self) -> Piece | None:
+        done, self.finished = self.finished, True
+        if self.ended or done:
+            return None
+        return self._piece(self.parser.close("stop"))
+
+    def _piece(self, events: list[Event]) -> Piece | None:
+        reasoning: list[str] = []
+        for ev in events:
+            if isinstance(ev, ReasoningDelta):
+                reasoning.append(ev.text)
+            elif isinstance(ev, TextDelta | ToolCallStart | ToolCallRejected) and not (
+                isinstance(ev, TextDelta) and not ev.text
+            ):
+                self._reasoning.extend(reasoning)
+                return Piece(content=self._rest(at_call=not isinstance(ev, TextDelta)), reasoning="".join(reasoning))
+        self._reasoning.extend(reasoning)
+        piece = Piece(reasoning="".join(reasoning))
+        return piece if piece else None
+
+    def _rest(self, at_call: bool) -> str:
+        """The output after the end of reasoning, verbatim; from now on every chunk is content."""
+        self.ended = True
+        whole, said = "".join(self._seen), "".join(self._reasoning)
+        self._seen.clear()
+        self._reasoning.clear()
+        start = whole.find("<think>") + len("<think>") if whole.lstrip().startswith("<think>") else 0
+        at = whole.find(said, start) + len(said) if said else start
+        if not at_call:
+            close = whole.find("</think>", at)
+            at = close + len("</think>") if close >= 0 else at
+        return whole[at:]

@@ -22,23 +22,23 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
 from streamparse import StreamParser, formats
 
-from .session import Piece, RequestSession, split
+from .session import Piece, RequestSession, split, tool_specs
 
 __all__ = ["StreamparseDetector", "register", "DETECTORS", "main"]
 
 PREFIX = "streamparse"
 
 
-def _tool_specs(tools: Any) -> list[dict[str, Any]] | None:
-    """Tool names only: an unknown name is rejected before it is sent, arguments are the client's to check."""
-    names = [t.function.name for t in tools or () if getattr(getattr(t, "function", None), "name", None)]
-    return [{"type": "function", "function": {"name": n, "parameters": {}}} for n in names] or None
-
-
 def _result(piece: Piece | None) -> StreamingParseResult:
     if piece is None:
         return StreamingParseResult()
-    calls = [ToolCallItem(tool_index=c.index, name=c.name, parameters=c.arguments) for c in piece.calls]
+    calls: list[ToolCallItem] = []
+    for c in piece.calls:
+        # SGLang's shape: a call's first item carries its name and no parameters; fragments follow, nameless.
+        if c.name is not None:
+            calls.append(ToolCallItem(tool_index=c.index, name=c.name, parameters=""))
+        if c.arguments:
+            calls.append(ToolCallItem(tool_index=c.index, name=None, parameters=c.arguments))
     # SGLang's StreamingParseResult has no reasoning field: reasoning is SGLang's reasoning parser's job,
     # and text that reaches a detector is content.
     return StreamingParseResult(normal_text=piece.reasoning + piece.content, calls=calls)
@@ -57,7 +57,8 @@ class StreamparseDetector(BaseFormatDetector):
     def _parser(self, tools: Any) -> StreamParser:
         names: Any = list(self.format_names) if self.format_names else "auto"
         # Same engine policy as the vLLM adapter (docs/integrations.md).
-        return StreamParser(names, tools=_tool_specs(tools), calls_in_reasoning="promote", non_object_args="pass")
+        # The request's parameter schemas go with the names: they type the values of string-valued formats.
+        return StreamParser(names, tools=tool_specs(tools), calls_in_reasoning="promote", non_object_args="pass")
 
     def has_tool_call(self, text: str) -> bool:
         """Whether ``text`` holds a call this detector accepts (a full parse: the markers alone can lie)."""

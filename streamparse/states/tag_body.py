@@ -46,13 +46,16 @@ class TagSyntax:
     verbatim: bool = False  # values keep every character between the markers (no newline is dropped)
     key_escapes: bool = False  # keys (attribute values) are XML-escaped: ``&quot;`` -> ``"``
     json_values: bool = False  # every value is written as JSON (strings quoted): read as JSON
+    outer_close: tuple[str, ...] = ()
+    """Closers of the enclosing block that also end the call between parameters (``</parameter></tool_call>``:
+    the model left ``</function>`` out) and are left for the block; inside a value they are value text."""
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
         t = self.tables.get("")
         if t is None:
             markers: dict[str, list[Handler]] = {self.param_open: [], self.call_close: []}
-            markers.update((m, []) for m in self.markup)
+            markers.update((m, []) for m in (*self.markup, *self.outer_close))
             t = self.tables[""] = MarkerTable(markers)
         return t
 
@@ -113,10 +116,9 @@ class ValueWriter:
         if tools is not None and call is not None and call.name is not None and call.name in tools:
             self.schema = tools.property_schema(call.name, key)
         self.raw_json = raw_json  # DSML string="false": the value is JSON; "true": raw text
-        if raw_json is None:
-            self.stream = streams_as_string(self.schema)
-        else:
-            self.stream = not raw_json
+        # DSML string="true" is text, typed by the schema like any text value (a model writes string="true"
+        # for `42` where the schema says integer; vLLM's DSML parser types it too).
+        self.stream = not raw_json and streams_as_string(self.schema)
         self.first = not verbatim  # verbatim: no leading newline to drop
         self.held_nl = False
         self.verbatim = verbatim
@@ -244,10 +246,12 @@ class TagCallState(State):
         if tok in syn.markup:
             eng.pos = e
             return True
-        if tok == syn.call_close:
+        if tok == syn.call_close or tok in syn.outer_close:
+            # A missing call closer before the block's closer (`</parameter></tool_call>`): the call ends there.
+            end = e if tok == syn.call_close else s
             eng.args("}" if self.nparams else "{}")
-            eng.end_call(e)
-            eng.pos = e
+            eng.end_call(end)
+            eng.pos = end
             eng.pop()
             return True
         m = read_header(buf, e, syn.header_end, syn.param_header, final)

@@ -61,19 +61,24 @@ MARKERS = (
 )
 
 
-@cache
-def marker_tokenizer(markers: tuple[str, ...] = MARKERS) -> PreTrainedTokenizerFast:
-    """A ~500-token byte-level BPE whose ``markers`` are single special tokens."""
+def train_bpe(corpus: list[str], vocab_size: int) -> PreTrainedTokenizerFast:
+    """A byte-level BPE trained on ``corpus`` (offline: the ``tokenizers`` package, no hub)."""
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=500,
+        vocab_size=vocab_size,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         special_tokens=["<|endoftext|>"],
         show_progress=False,
     )
-    tok.train_from_iterator(CORPUS * 4, trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>")
+    tok.train_from_iterator(corpus * 4, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>")
+
+
+@cache
+def marker_tokenizer(markers: tuple[str, ...] = MARKERS) -> PreTrainedTokenizerFast:
+    """A ~500-token byte-level BPE whose ``markers`` are single special tokens."""
+    fast = train_bpe(CORPUS, 500)
     fast.add_special_tokens({"additional_special_tokens": list(markers)})
     return fast

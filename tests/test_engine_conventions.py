@@ -1,0 +1,72 @@
+"""Format behaviours the serving-engine adapters rely on (issue 22), pinned on the library itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamparse import StreamParser, TextDelta, ToolCallEnd, ToolCallRejected
+
+KIMI_CALL = '<|tool_call_begin|>functions.test:0 <|tool_call_argument_begin|>{"k": "v"} <|tool_call_end|>'
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_kimi_section_end_with_no_section_open_never_reaches_the_text(size: int) -> None:
+    # The noise abandons the section, so its end (and a second one later) arrives with no section open.
+    text = "Reasoning. <|tool_calls_section_begin|> noise " + KIMI_CALL + "<|tool_calls_section_end|> after"
+    text += "<|tool_calls_section_end|>"
+    parser = StreamParser(["kimi_k2"])
+    events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
+    visible = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert "<|tool_calls_section_end|>" not in visible
+    assert visible.endswith(" after")
+    assert [e.call.name for e in events if isinstance(e, ToolCallEnd)] == ["test"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 1000])
+def test_a_python_set_argument_is_a_list_in_the_order_written(size: int) -> None:
+    text = '[get_weather(tags={"b", "a", "b"}, n={1, 2.5}, d={"k": {1}})]'
+    parser = StreamParser(["pythonic"])
+    events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in ends] == [{"tags": ["b", "a"], "n": [1, 2.5], "d": {"k": [1]}}]
+    assert not [e for e in events if isinstance(e, ToolCallRejected)]
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+@pytest.mark.parametrize("closer", ["</tool_call>", "</seed:tool_call>"])
+def test_a_qwen3_coder_call_whose_function_closer_is_missing_ends_at_the_block_closer(size: int, closer: str) -> None:
+    opener = "<tool_call>" if closer == "</tool_call>" else "<seed:tool_call>"
+    fmt = "qwen3_coder" if closer == "</tool_call>" else "seed_oss"
+    text = f"{opener}\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n{closer} after"
+    parser = StreamParser([fmt])
+    events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
+    assert [e.call.arguments for e in events if isinstance(e, ToolCallEnd)] == [{"city": "Paris"}]
+    assert not [e for e in events if isinstance(e, ToolCallRejected)]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == " after"
+
+
+DSML = (
+    '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n'
+    '<｜DSML｜parameter name="minutes" string="true">15</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="label" string="true">15</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+)
+ALARM = {
+    "type": "function",
+    "function": {
+        "name": "set_alarm",
+        "parameters": {"type": "object", "properties": {"minutes": {"type": "integer"}, "label": {"type": "string"}}},
+    },
+}
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_a_dsml_string_true_value_is_typed_by_the_schema(size: int) -> None:
+    parser = StreamParser(["deepseek_dsml"], tools=[ALARM])
+    events = [e for i in range(0, len(DSML), size) for e in parser.feed(DSML[i : i + size])] + parser.close("stop")
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in ends] == [{"minutes": 15, "label": "15"}]
+    # Without a schema, string="true" is the text it says it is.
+    bare = StreamParser(["deepseek_dsml"])
+    untyped = [e for e in bare.feed(DSML) + bare.close("stop") if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in untyped] == [{"minutes": "15", "label": "15"}]
