@@ -1,0 +1,152 @@
+"""Zero-config: derive a model's format from its own chat template (issue 18).
+
+:func:`derive` renders probe conversations through the template in a bounded sandbox
+(:mod:`.render`, as ``transformers`` renders), compares the renders (:mod:`.probes`, :mod:`.analyze`,
+:mod:`.calls`) and returns a :class:`Derivation`: a :class:`~streamparse.formats.Declaration` in the same
+vocabulary as the built-in formats, registered in the catalog under a name derived from its content,
+and checked against the template's own renders (:mod:`.verify`). A template that cannot be analysed
+raises :class:`DeriveError` naming the part that could not be derived. Results are cached per template
+text, special tokens and template options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import formats
+from ..formats import Declaration
+from .analyze import Analysis, analyse
+from .calls import DeriveError
+from .probes import PROBES, ProbeError, Probes, run_probes
+from .render import Limits, Renderer, RenderError
+from .text import Markers
+from .verify import Check, check_probe, checker, sample_output
+
+__all__ = ["Derivation", "DeriveError", "RenderError", "derive", "Limits", "clear_cache"]
+
+CORE_PROBES = ("text", "call", "call2", "args2", "noargs", "text_call")
+"""Probes whose failure makes the derivation fail (a wrong parse would be silent otherwise)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """What :func:`derive` found: the declaration (registered under ``name``), the checks and samples."""
+
+    name: str
+    declaration: Declaration
+    primed: bool
+    """The generation prompt (with the options given) leaves the output inside reasoning."""
+    checks: tuple[Check, ...]
+    samples: Mapping[str, str]
+    """Each probe's model output, as parsed by the checks (a sample round trip for users)."""
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+
+
+_CACHE: dict[str, Derivation] = {}
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
+def _key(template: str, tokens: Iterable[str], options: Mapping[str, Any]) -> str:
+    h = hashlib.sha256(template.encode("utf-8"))
+    h.update(json.dumps([sorted(set(tokens)), dict(options)], sort_keys=True, default=str).encode("utf-8"))
+    return h.hexdigest()
+
+
+def _register(decl: Declaration) -> Declaration:
+    """Register under a name fixed by the content, so equal derivations share one catalog entry."""
+    digest = hashlib.sha256(json.dumps(decl.to_dict(), sort_keys=True).encode("utf-8")).hexdigest()[:12]
+    decl = dataclasses.replace(decl, name=f"derived_{digest}")
+    if decl.name not in formats.names():
+        formats.register(decl)
+    return decl
+
+
+def derive(
+    template: str,
+    *,
+    special_tokens: Iterable[str] | Mapping[str, Any] | None = None,
+    chat_template_kwargs: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    limits: Limits | None = None,
+) -> Derivation:
+    """Derive the format of the model whose chat template is ``template``.
+
+    ``special_tokens``: the tokenizer's special tokens (strings; a ``tokenizer_config.json``-style
+    mapping of ``bos_token`` / ``eos_token`` / ``additional_special_tokens`` also works): marker
+    boundaries never cut one. ``chat_template_kwargs``: the template options the server renders with
+    (``enable_thinking=False`` decides whether the output starts in reasoning). ``name``: the name the
+    declaration carries in :attr:`Derivation.declaration` (the catalog entry is content-addressed).
+    Raises :class:`DeriveError` (a :class:`ValueError`) naming what could not be derived.
+    """
+    tokens, variables = _tokens(special_tokens)
+    options = dict(chat_template_kwargs or {})
+    key = _key(template, tokens, options)
+    found = _CACHE.get(key)
+    if found is None:
+        found = _CACHE[key] = _derive(template, tokens, variables, options, limits)
+    if name:
+        return dataclasses.replace(found, declaration=dataclasses.replace(found.declaration, name=name))
+    return found
+
+
+def _tokens(special: Iterable[str] | Mapping[str, Any] | None) -> tuple[list[str], dict[str, str]]:
+    """Special-token strings, and the ``bos_token`` / ``eos_token`` the template reads."""
+    if special is None:
+        return [], {}
+    if not isinstance(special, Mapping):
+        return [str(t) for t in special], {}
+    tokens: list[str] = []
+    variables: dict[str, str] = {}
+
+    def text(value: Any) -> str:
+        return str(value.get("content", "")) if isinstance(value, Mapping) else str(value or "")
+
+    for k, v in special.items():
+        if k.endswith("_token") and text(v):
+            variables[k] = text(v)
+            tokens.append(text(v))
+        elif k == "additional_special_tokens" and isinstance(v, list):
+            tokens += [text(t) for t in v if text(t)]
+        elif k == "added_tokens_decoder" and isinstance(v, Mapping):
+            tokens += [text(t) for t in v.values() if isinstance(t, Mapping) and t.get("special") and text(t)]
+    return tokens, variables
+
+
+def _derive(
+    template: str, tokens: list[str], variables: dict[str, str], options: dict[str, Any], limits: Limits | None
+) -> Derivation:
+    markers = Markers(tokens)
+    try:
+        renderer = Renderer(template, limits=limits)
+        probes: Probes = run_probes(renderer, markers, variables, options)
+    except (RenderError, ProbeError) as exc:
+        raise DeriveError(str(exc)) from exc
+    analysis: Analysis = analyse(probes, markers, "derived")
+    decl = _register(analysis.declaration)
+    thinking_off = options.get("enable_thinking") is False or options.get("thinking") is False
+    primed = analysis.primed_off if thinking_off else analysis.primed_on
+    close = decl.reasoning[0].close if decl.reasoning else None
+    samples: dict[str, str] = {}
+    checks: list[Check] = []
+    config = checker(decl.name, primed=analysis.primed_on)
+    for probe in PROBES:
+        gen = probes.gen.get(probe.id)
+        if gen is None:
+            continue
+        sample = samples[probe.id] = sample_output(gen, analysis.end_of_turn, analysis.primed_on, close)
+        checks.append(check_probe(config, probe, sample))
+    failed = [c for c in checks if not c.ok and c.probe in CORE_PROBES]
+    if failed:
+        why = "; ".join(f"{c.probe}: {c.detail}" for c in failed)
+        raise DeriveError(f"the derived format does not read the template's own renders back ({why})")
+    warnings = tuple(f"{c.probe}: {c.detail}" for c in checks if not c.ok)
+    return Derivation(decl.name, decl, primed, tuple(checks), samples, tuple(analysis.notes), warnings)

@@ -1,0 +1,171 @@
+"""From probe renders to a declaration: the end of a turn, reasoning, content wrappers, then the calls.
+
+Every part is read by comparing renders that differ in one thing (llama.cpp's autoparser does the same
+for its C++ server): the end of a turn is what every probe's output ends with; reasoning is what surrounds
+the reasoning sentinel; the call region is what a call turn has where a text turn has its text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..formats import Declaration, Reasoning, Wrapper
+from .calls import DeriveError, analyse_calls
+from .probes import CONTENT, REASONING, Probes
+from .text import Markers, common_prefix, common_suffix, strip_ws
+
+__all__ = ["Analysis", "analyse"]
+
+_TOKEN = re.compile(r"\w+|\S")
+
+
+@dataclass(slots=True)
+class Analysis:
+    """The derived declaration and what the derivation saw (for ``streamparse template`` and errors)."""
+
+    declaration: Declaration
+    primed_on: bool
+    """The generation prompt opens reasoning when thinking is on (the output starts inside it)."""
+    primed_off: bool
+    end_of_turn: str
+    notes: list[str] = field(default_factory=list)
+
+
+def _pieces(text: str, markers: Markers) -> list[tuple[int, int]]:
+    """Spans of the pieces of ``text``: markers, words, single other characters (blanks skipped)."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for a, b in [*markers.spans(text), (len(text), len(text))]:
+        out += [(pos + m.start(), pos + m.end()) for m in _TOKEN.finditer(text[pos:a])]
+        if a < b:
+            out.append((a, b))
+        pos = b
+    return out
+
+
+def _tail_like(prompt: str, close: str, markers: Markers) -> str:
+    """The prompt's last pieces, as many as ``close`` has: the opener a primed prompt wrote."""
+    n = len(_pieces(close, markers))
+    text = prompt.rstrip()
+    spans = _pieces(text, markers)
+    return text[spans[-n][0] :] if len(spans) >= n else ""
+
+
+def _end_of_turn(bodies: list[str], markers: Markers) -> str:
+    end = bodies[0]
+    for body in bodies[1:]:
+        end = end[len(end) - common_suffix(end, body, markers) :]
+    # Only markup ends a turn: a common suffix that starts inside a word belongs to the probes.
+    first = markers.pattern.search(end)
+    if first:
+        end = end[first.start() :]
+        # ``<|close|>response<|sep|>`` ends the content: its ``<|sep|>`` is not the turn's.
+        lead = markers.first(end)
+        if all(re.search(r"(?:" + markers.pattern.pattern + r")\w+\Z", b[: len(b) - len(end)]) for b in bodies):
+            end = end[len(lead) :]
+        return end
+    trimmed = end.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+    return trimmed if len(strip_ws(trimmed)) >= 2 and not trimmed[0].isalnum() else ""
+
+
+def _reasoning(probes: Probes, bodies: dict[str, str], markers: Markers) -> tuple[Reasoning | None, list[str]]:
+    notes: list[str] = []
+    body = next((bodies[k] for k in ("reasoning", "reasoning_call") if REASONING in bodies.get(k, "")), None)
+    prompt = probes.prompt_on
+    if body is not None:
+        at = body.index(REASONING)
+        before, after = strip_ws(body[:at]), body[at + len(REASONING) :]
+        stop = [i for i in (after.find(CONTENT), after.find("zqfirst")) if i >= 0]
+        close_text = strip_ws(after[: min(stop)] if stop else after)
+        close = (
+            markers.first(close_text)
+            if markers.first(close_text) and close_text.startswith(markers.first(close_text))
+            else close_text
+        )
+        if close_text != close and not before:
+            # A framed closer (``<|close|>think<|sep|>``): as many pieces as the prompt's opener.
+            close = _framed_close(close_text, prompt, markers)
+        if not close:
+            raise DeriveError("reasoning: nothing closes the reasoning text")
+        opener = before or _tail_like(prompt, close, markers)
+        if not opener:
+            return Reasoning(None, close), ["reasoning: the output starts with reasoning that only its end marks"]
+        primed = strip_ws(prompt).endswith(opener)
+        return Reasoning(opener, close, primed=primed), notes
+    # The turn drops reasoning: a prompt ending in an opener and turns starting with a closer still show it.
+    firsts = {markers.first(strip_ws(b)) for b in bodies.values() if strip_ws(b)}
+    last = markers.last(prompt.rstrip())
+    if len(firsts) == 1 and last and prompt.rstrip().endswith(last):
+        close = firsts.pop()
+        if close and close != last and all(strip_ws(b).startswith(close) for b in bodies.values() if strip_ws(b)):
+            notes.append("reasoning: the template drops past reasoning; its markers come from the prompt")
+            return Reasoning(last, close, primed=True), notes
+    return None, notes
+
+
+def _framed_close(close_text: str, prompt: str, markers: Markers) -> str:
+    """The shortest run of pieces at the start of ``close_text`` whose words the prompt's last pieces
+    repeat (``<|close|>think<|sep|>`` against a prompt ending ``<|open|>think<|sep|>``)."""
+    pieces = _pieces(close_text, markers)
+    text = prompt.rstrip()
+    tail = _pieces(text, markers)
+
+    def shape(spans: list[tuple[int, int]], src: str) -> list[str | None]:
+        return [None if markers.is_marker(src[a:b]) else src[a:b] for a, b in spans]
+
+    for n in range(2, len(pieces) + 1):
+        mine = shape(pieces[:n], close_text)
+        if any(mine) and len(tail) >= n and mine == shape(tail[-n:], text):
+            return close_text[: pieces[n - 1][1]]
+    return markers.first(close_text)
+
+
+def _content(body: str, reasoning: Reasoning | None) -> Wrapper | None:
+    at = body.find(CONTENT)
+    if at < 0:
+        return None
+    before, after = body[:at], body[at + len(CONTENT) :]
+    if reasoning is not None and reasoning.close in before:
+        before = before[before.rindex(reasoning.close) + len(reasoning.close) :]
+    opener, closer = strip_ws(before) or None, strip_ws(after) or None
+    if opener is None and closer is None:
+        return None
+    return Wrapper(opener, closer)
+
+
+def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
+    """The declaration of the model whose template produced ``probes``; DeriveError names what failed."""
+    if "call" not in probes.gen:
+        raise DeriveError("calls: the template renders no tool calls")
+    end = _end_of_turn([g for k, g in probes.gen.items() if k in ("text", "call", "call2")], markers)
+    bodies = {k: (g[: len(g) - len(end)] if end and g.endswith(end) else g) for k, g in probes.gen.items()}
+    reasoning, notes = _reasoning(probes, bodies, markers)
+    content = _content(bodies.get("text", ""), reasoning)
+    text_body = bodies.get("text", "")
+    regions: dict[str, str] = {}
+    for key in ("call", "call2", "args2", "typed", "noargs"):
+        if key not in bodies:
+            continue
+        b = bodies[key]
+        n = common_prefix(text_body, b, markers) if CONTENT in text_body else 0
+        region = b[n:]
+        if reasoning is not None and reasoning.close in region[: len(reasoning.close) + 4]:
+            region = region[region.index(reasoning.close) + len(reasoning.close) :]
+        if content is not None and content.close and strip_ws(region).startswith(content.close):
+            region = strip_ws(region)[len(content.close) :]
+        regions[key] = strip_ws(region)
+    shape = analyse_calls(regions, markers)
+    control = tuple(dict.fromkeys(t for t in (strip_ws(end), markers.last(end)) if t))
+    decl = Declaration(
+        name,
+        shape.call,
+        section=shape.section,
+        reasoning=(reasoning,) if reasoning else (),
+        content=content,
+        control_tokens=control,
+        notes="derived from a chat template" + ("; " + "; ".join(notes + shape.notes) if notes + shape.notes else ""),
+    )
+    primed = bool(reasoning and reasoning.primed)
+    off_primed = bool(primed and reasoning and strip_ws(probes.prompt_off).endswith(reasoning.open or "\0"))
+    return Analysis(decl, primed, off_primed, strip_ws(end), notes + shape.notes)
