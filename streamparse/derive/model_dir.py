@@ -1,0 +1,72 @@
+"""A local model folder's chat template and special tokens, as ``transformers`` finds them.
+
+``chat_template.jinja`` wins over ``tokenizer_config.json``'s ``chat_template`` (a string, or a list of
+named templates where ``default`` is the one used); special tokens come from ``tokenizer_config.json``
+(``bos_token``, ``eos_token``, ``added_tokens_decoder`` entries marked special) and, when present,
+``special_tokens_map.json``. A path to a template file is read as the template itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ModelTemplate", "read_template"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelTemplate:
+    """A chat template with the tokenizer settings it renders with."""
+
+    template: str
+    source: str
+    special_tokens: dict[str, Any] = field(default_factory=dict)
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_template(path: str | Path) -> ModelTemplate | None:
+    """The template of a model folder (or a template / tokenizer_config file); None when there is none."""
+    p = Path(path)
+    if p.is_file():
+        if p.suffix == ".json":
+            return _from_config(_json(p), p, p.parent)
+        return ModelTemplate(p.read_text(encoding="utf-8"), str(p), _special(p.parent))
+    if not p.is_dir():
+        return None
+    jinja = p / "chat_template.jinja"
+    if jinja.is_file():
+        return ModelTemplate(jinja.read_text(encoding="utf-8"), str(jinja), _special(p))
+    return _from_config(_json(p / "tokenizer_config.json"), p / "tokenizer_config.json", p)
+
+
+def _from_config(config: dict[str, Any], source: Path, folder: Path) -> ModelTemplate | None:
+    template = config.get("chat_template")
+    if isinstance(template, list):  # [{"name": "default", "template": ...}, {"name": "tool_use", ...}]
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default") or next(iter(named.values()), None)
+    if not isinstance(template, str) or not template.strip():
+        return None
+    return ModelTemplate(template, str(source), _special(folder))
+
+
+def _special(folder: Path) -> dict[str, Any]:
+    """Special tokens: tokenizer_config.json's, overlaid with special_tokens_map.json's."""
+    config = _json(folder / "tokenizer_config.json")
+    out: dict[str, Any] = {k: v for k, v in config.items() if k.endswith("_token") and v}
+    if isinstance(config.get("added_tokens_decoder"), dict):
+        out["added_tokens_decoder"] = config["added_tokens_decoder"]
+    if isinstance(config.get("additional_special_tokens"), list):
+        out["additional_special_tokens"] = config["additional_special_tokens"]
+    for k, v in _json(folder / "special_tokens_map.json").items():
+        if v and (k.endswith("_token") or k == "additional_special_tokens"):
+            out.setdefault(k, v)
+    return out
