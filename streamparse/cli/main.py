@@ -161,6 +161,12 @@ def cmd_playground(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def _template(args: argparse.Namespace, out: IO[str]) -> int:
+    from .template import cmd_template
+
+    return cmd_template(args, out)
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -212,14 +218,8 @@ _COMMANDS = {
     "formats": cmd_formats,
     "serve": cmd_serve,
     "playground": cmd_playground,
-    "template": lambda args, out: _template(args, out),
+    "template": _template,
 }
-
-
-def _template(args: argparse.Namespace, out: IO[str]) -> int:
-    from .template import cmd_template
-
-    return cmd_template(args, out)
 
 
 # Third-party modules that only the `cli` extra installs: a command that needs one says which extra to add.
