@@ -62,7 +62,8 @@ def _end_of_turn(bodies: list[str], markers: Markers) -> str:
         end = end[first.start() :]
         # ``<|close|>response<|sep|>`` ends the content: its ``<|sep|>`` is not the turn's.
         lead = markers.first(end)
-        if all(re.search(r"(?:" + markers.pattern.pattern + r")\w+\Z", b[: len(b) - len(end)]) for b in bodies):
+        framed = r"(?:" + markers.pattern.pattern + r")[a-z][a-z_]*\Z"  # ``<|close|>response`` + ``<|sep|>``
+        if all(re.search(framed, b[: len(b) - len(end)]) for b in bodies):
             end = end[len(lead) :]
         return end
     trimmed = end.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

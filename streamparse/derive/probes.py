@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .render import Renderer, RenderError
+from .render import BoundError, Renderer, RenderError
 from .text import Markers, common_prefix
 
 __all__ = [
@@ -188,6 +188,8 @@ def run_probes(
             out.prompt_off = renderer.render(
                 messages=user, add_generation_prompt=True, **_variables(off, special, tools)
             )
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             failure = failure or str(exc)
             continue
@@ -208,6 +210,8 @@ def run_probes(
     for as_string, with_id in ((False, False), (False, True), (True, False), (True, True)):
         try:
             first = generated(PROBES[2], as_string, with_id)
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             errors.append(str(exc))
             continue
@@ -221,6 +225,8 @@ def run_probes(
     for probe in PROBES:
         try:
             out.gen[probe.id] = generated(probe, out.args_as_string, out.with_ids)
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             out.failed[probe.id] = str(exc)
     n_on = common_prefix(out.prompt_on, out.prompt_on + out.gen.get("text", ""), markers)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["Limits", "RenderError", "Renderer", "render"]
+__all__ = ["BoundError", "Limits", "RenderError", "Renderer", "render"]
 
 MAX_OUTPUT = 1_000_000
 """Characters one render may produce (a chat prompt is a few KB; a flood is stopped here)."""
@@ -35,6 +35,10 @@ DEADLINE = 2.0
 
 class RenderError(Exception):
     """The template raised, looped, flooded or used something the sandbox refuses."""
+
+
+class BoundError(RenderError):
+    """A render went past its bounds (operations, time, output): retrying with other inputs is pointless."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +64,9 @@ class _Budget:
     def tick(self, n: int = 1) -> None:
         self.ops += n
         if self.ops > self.limit:
-            raise RenderError(f"the template ran more than {self.limit} operations (a loop that never ends?)")
+            raise BoundError(f"the template ran more than {self.limit} operations (a loop that never ends?)")
         if not self.ops & 1023 and time.monotonic() > self.deadline:
-            raise RenderError(f"the template ran longer than {self.limits.seconds:g} s")
+            raise BoundError(f"the template ran longer than {self.limits.seconds:g} s")
 
 
 def _plain(x: Any) -> Any:
@@ -119,12 +123,12 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
             def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
                 budget_box[0].tick()
                 if operator == "**" and isinstance(right, int) and abs(right) > 64:
-                    raise RenderError("the template raised a number to a huge power")
+                    raise BoundError("the template raised a number to a huge power")
                 if operator == "*":
                     seq, times = (left, right) if isinstance(right, int) else (right, left)
                     huge = isinstance(seq, str | list | tuple) and isinstance(times, int)
                     if huge and len(seq) * times > budget_box[0].limits.output:
-                        raise RenderError("the template built a string or list larger than the output limit")
+                        raise BoundError("the template built a string or list larger than the output limit")
                 return super().call_binop(context, operator, left, right)
 
         return Bounded
@@ -132,7 +136,7 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
     def counted_range(*args: int) -> Iterator[int]:
         budget = budget_box[0]
         if len(range(*args)) > budget.limits.ops:
-            raise RenderError("the template asked for a range longer than the operation limit")
+            raise BoundError("the template asked for a range longer than the operation limit")
         for i in range(*args):
             budget.tick()
             yield i
@@ -198,13 +202,13 @@ class Renderer:
             for piece in template.generate(**variables):
                 size += len(piece)
                 if size > self.limits.output:
-                    raise RenderError(f"the template wrote more than {self.limits.output} characters")
+                    raise BoundError(f"the template wrote more than {self.limits.output} characters")
                 budget.tick()
                 out.append(piece)
         except RenderError:
             raise
         except RecursionError as exc:
-            raise RenderError("the template recursed without end") from exc
+            raise BoundError("the template recursed without end") from exc
         except Exception as exc:  # raise_exception, SecurityError, UndefinedError, TypeError in the template
             raise RenderError(f"{type(exc).__name__}: {exc}") from exc
         return "".join(out)

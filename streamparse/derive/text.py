@@ -20,6 +20,8 @@ __all__ = [
 ]
 
 _SHAPES = (
+    r"<</?[A-Za-z_][\w:.\-]{0,40}>>",  # <<fn>>, <</fn>>
+    r"\[\[/?[A-Za-z_][\w:.\-]{0,40}\]\]",  # [[TOOLS]]
     r"<\|[^|<>\n]{1,40}\|>",  # <|im_end|>
     r"<｜[^｜<>\n]{1,40}｜>",  # <｜tool▁sep｜>
     r"</?[A-Za-z_][\w:.\-]{0,40}>",  # <tool_call>, </seed:think>, <minimax:tool_call>
