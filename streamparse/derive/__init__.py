@@ -46,6 +46,14 @@ class Derivation:
     """Each probe's model output, as parsed by the checks (a sample round trip for users)."""
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    end_of_turn: str = ""
+    """What ends the model's turn in the renders (a server stops there; the parser drops it as control)."""
+    arguments_as_string: bool = False
+    """The template renders calls whose arguments are a JSON string (OpenAI's wire form), not a mapping."""
+    call_ids: bool = False
+    """The template requires call ids (nine alphanumerics satisfied it)."""
+    flat_tools: bool = False
+    """The template reads the tool list without OpenAI's ``function`` envelope."""
 
 
 _CACHE: dict[str, Derivation] = {}
@@ -149,4 +157,16 @@ def _derive(
         why = "; ".join(f"{c.probe}: {c.detail}" for c in failed)
         raise DeriveError(f"the derived format does not read the template's own renders back ({why})")
     warnings = tuple(f"{c.probe}: {c.detail}" for c in checks if not c.ok)
-    return Derivation(decl.name, decl, primed, tuple(checks), samples, tuple(analysis.notes), warnings)
+    return Derivation(
+        decl.name,
+        decl,
+        primed,
+        tuple(checks),
+        samples,
+        tuple(analysis.notes),
+        warnings,
+        analysis.end_of_turn,
+        probes.args_as_string,
+        probes.with_ids,
+        probes.flat_tools,
+    )

@@ -140,7 +140,8 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     if "call" not in probes.gen:
         raise DeriveError("calls: the template renders no tool calls")
     end = _end_of_turn([g for k, g in probes.gen.items() if k in ("text", "call", "call2")], markers)
-    bodies = {k: (g[: len(g) - len(end)] if end and g.endswith(end) else g) for k, g in probes.gen.items()}
+    # The model stops at the first end of its turn; whatever a template renders after it is not output.
+    bodies = {k: (g[: g.index(end)] if end and end in g else g) for k, g in probes.gen.items()}
     reasoning, notes = _reasoning(probes, bodies, markers)
     content = _content(bodies.get("text", ""), reasoning)
     text_body = bodies.get("text", "")
@@ -150,7 +151,11 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
             continue
         b = bodies[key]
         n = common_prefix(text_body, b, markers) if CONTENT in text_body else 0
-        region = b[n:]
+        region = strip_ws(b[n:])
+        if reasoning is not None and reasoning.open and region.startswith(reasoning.open):
+            rest = region[len(reasoning.open) :].lstrip()  # an empty reasoning block the template writes
+            if rest.startswith(reasoning.close):
+                region = rest
         if reasoning is not None and reasoning.close in region[: len(reasoning.close) + 4]:
             region = region[region.index(reasoning.close) + len(reasoning.close) :]
         if content is not None and content.close and strip_ws(region).startswith(content.close):

@@ -302,6 +302,8 @@ def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
     two = [("zqfirst", ONE), ("zqsecond", TWO)]
     r1 = regions["call"]
     r2 = regions.get("call2")
+    if r2 is not None and "zqsecond" not in r2:
+        r2 = None  # the template writes only the first call of a turn
     if r2 is None:
         notes.append("the template renders one call per turn only; two-call turns are read the same way")
     found_json = _find_json_calls(r1, one)
@@ -367,7 +369,13 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
         header = head
         ident = IdSpec(position="after_name", end=strip_ws(tail))
     args_spec: JsonArgs | TaggedArgs
-    if tagged is None:
+    if tagged is None and "```" in header:  # NAME\n```json\n{...}\n``` (DeepSeek R1)
+        head = header[: header.index("```")]
+        end = strip_ws(head) or ("\n" if "\n" in head else "")
+        args_spec = JsonArgs(fenced=True)
+        call_close = call_close.lstrip()
+        call_close = call_close[3:] if call_close.startswith("```") else call_close
+    elif tagged is None:
         end, args_open = _split(header, markers)
         args_spec = JsonArgs()
         if args_open:

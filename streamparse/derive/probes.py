@@ -133,6 +133,8 @@ class Probes:
     tail_off: str = ""
     args_as_string: bool = False
     with_ids: bool = False
+    flat_tools: bool = False
+    """The template reads tools without OpenAI's ``{"type": "function", "function": ...}`` envelope."""
 
 
 def _call(name: str, args: dict[str, Any], index: int, as_string: bool, with_id: bool) -> dict[str, Any]:
@@ -193,6 +195,7 @@ def run_probes(
         except RenderError as exc:
             failure = failure or str(exc)
             continue
+        out.flat_tools = tools is FLAT_TOOLS
         break
     else:
         raise ProbeError(f"the template cannot render a generation prompt: {failure}")

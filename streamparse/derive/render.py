@@ -73,7 +73,7 @@ def _plain(x: Any) -> Any:
     """Mappings and sequences as JSON-serialisable values (jinja hands over its own wrappers)."""
     if isinstance(x, Mapping):
         return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
+    if isinstance(x, list | tuple) or hasattr(x, "__next__"):  # jinja's map/select filters yield generators
         return [_plain(v) for v in x]
     return x
 
@@ -161,16 +161,26 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
 class Renderer:
     """One compiled chat template. ``render(**variables)`` returns the prompt text or raises RenderError.
 
+    ``globals``: extra template globals (replacing ``strftime_now`` makes renders reproducible).
     ``mutable``: templates that call ``list.append`` (``{% set _ = ns.ids.append(x) %}``) fail in
     transformers' immutable sandbox; with ``mutable=None`` (the default) such a template is retried in
     jinja2's ordinary sandbox, which still refuses private attributes and unsafe callables.
     """
 
-    def __init__(self, source: str, *, limits: Limits | None = None, mutable: bool | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        *,
+        limits: Limits | None = None,
+        mutable: bool | None = None,
+        globals: dict[str, Any] | None = None,
+    ) -> None:
         self.source = source
         self.limits = limits = limits or Limits()
         self._budget: list[_Budget] = [_Budget(limits)]
         immutable, loose = _environments(self._budget)
+        for env in (immutable, loose):
+            env.globals.update(globals or {})  # e.g. a fixed strftime_now for reproducible fixtures
         self.mutable = bool(mutable)
         self._allow_retry = mutable is None
         self._loose_env = loose

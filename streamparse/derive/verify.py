@@ -78,6 +78,8 @@ def check_probe(config: Config, probe: Probe, sample: str, *, per_char: bool = F
         value = getattr(probe, part)
         if value and value not in sample:
             return Check(probe.id, True, f"the template does not render the {part} of this turn", skipped=True)
+    if any(name not in sample for name, _ in probe.calls):
+        return Check(probe.id, True, "the template does not render every call of this turn", skipped=True)
     for chunks in ([sample], list(sample)) if per_char else ([sample],):
         got = _got(parse_with(config, sample, chunks))
         for key in ("calls", "text", "reasoning"):
