@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -97,15 +99,18 @@ class StreamParser:
         preset = preset_for(model_id)
         found = _template_for(model_id, chat_template) if template_first or not preset.matched else None
         if found is not None and "formats" not in options:
+            special = options.pop("special_tokens", None)  # the {id: text} table of token input, if any
             try:
                 parser = cls.from_chat_template(
                     found.template,
-                    special_tokens=found.special_tokens,
+                    special_tokens=special if special is not None else found.special_tokens,
                     chat_template_kwargs=chat_template_kwargs,
                     **options,
                 )
             except ValueError as exc:  # DeriveError: what could not be derived, then the usual fallback
                 log.warning("streamparse: no format derived from %s (%s); using formats='auto'", found.source, exc)
+                if special is not None:
+                    options["special_tokens"] = special
             else:
                 parser.preset = preset
                 return parser
@@ -284,13 +289,29 @@ class StreamParser:
 
 def _template_for(model_id: str, chat_template: str | None) -> Any:
     """The chat template given (text, file or folder) or found in the model folder ``model_id``."""
-    from .derive.model_dir import ModelTemplate, read_template
+    from .derive.model_dir import ModelTemplate
 
     if chat_template is not None:
         if "{" in chat_template:  # template text (a path has no Jinja braces)
             return ModelTemplate(chat_template, "the chat template given")
-        return read_template(chat_template)
-    return read_template(model_id) if "/" in model_id or "\\" in model_id else None
+        return _read_template(chat_template)
+    return _read_template(model_id) if ("/" in model_id or "\\" in model_id) and len(model_id) < 4096 else None
+
+
+def _read_template(path: str) -> Any:
+    """``read_template`` once per file version: servers call ``for_model`` on every request."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    return _read_template_at(path, stamp)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_template_at(path: str, stamp: int) -> Any:
+    from .derive.model_dir import read_template
+
+    return read_template(path)
 
 
 def parse(text: str | bytes, formats: FormatsOption = "auto", **options: Any) -> ParseResult:

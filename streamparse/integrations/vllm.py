@@ -35,6 +35,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 from streamparse import StreamParser, formats
 
 from .session import OneShot, Piece, RequestSession, one_shot
+from .templates import template_options
 
 __all__ = ["StreamparseToolParser", "StreamparseReasoningParser", "register", "tool_parser_names"]
 
@@ -82,6 +83,7 @@ def _make_parser(
     start_in_reasoning: bool | None = None,
     chat_template_kwargs: dict[str, Any] | None = None,
     special_tokens: dict[int, str] | None = None,
+    tokenizer: Any = None,
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
@@ -92,6 +94,8 @@ def _make_parser(
         options["start_in_reasoning"] = start_in_reasoning
     if format_names is None:
         # The request's chat_template_kwargs (enable_thinking...) decide primed reasoning with the preset.
+        # An unknown model is parsed with the format derived from its own chat template (zero-config).
+        options.update(template_options(tokenizer))
         return StreamParser.for_model(model or "", chat_template_kwargs=chat_template_kwargs, **options)
     return StreamParser(list(format_names), **options)
 
@@ -216,7 +220,7 @@ class StreamparseToolParser(ToolParser):
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
         template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
-        return _make_parser(self.format_names, model, tools, primed, template, table)
+        return _make_parser(self.format_names, model, tools, primed, template, table, self.model_tokenizer)
 
     def session(self, request: Any = None, model: str | None = None) -> RequestSession:
         """This request's session, created on first use (by this parser or its reasoning parser)."""
@@ -334,7 +338,9 @@ class StreamparseReasoningParser(ReasoningParser):
         return THINK_CLOSE
 
     def _parser(self, tools: Any = None) -> StreamParser:
-        return _make_parser(self.format_names, self.model, _tool_specs(tools), self.primed, self.template)
+        return _make_parser(
+            self.format_names, self.model, _tool_specs(tools), self.primed, self.template, None, self.model_tokenizer
+        )
 
     def _stream(self) -> RequestSession:
         if self.tool_parser is not None:
@@ -386,7 +392,8 @@ class StreamparseReasoningParser(ReasoningParser):
         """The reasoning and the visible text; the calls go to the paired tool parser, which runs next."""
         tools = _tool_specs(getattr(request, "tools", None))
         model = getattr(request, "model", None) or self.model
-        one = one_shot(_make_parser(self.format_names, model, tools, self.primed, self.template), model_output)
+        parser = _make_parser(self.format_names, model, tools, self.primed, self.template, None, self.model_tokenizer)
+        one = one_shot(parser, model_output)
         if self.tool_parser is not None:
             self.tool_parser._handoff = (one.content, one)
             return (one.reasoning or None), (one.content or None)
