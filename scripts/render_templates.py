@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/render_templates.py --templates DIR --out tests/data/real/templates.json
+    python scripts/render_templates.py --templates DIR --out tests/data/real/templates.json [--only REGEX ...]
 
 ``DIR`` holds Hugging Face chat templates (``*.jinja``, e.g. a checkout of llama.cpp's ``models/templates``);
 the templates are read, never copied. For every template listed in :data:`MODELS` and every scenario in
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,7 +164,8 @@ class Model:
     not_auto: str = ""
     """Why ``formats="auto"`` cannot read this model's output (the prompt carries format markup)."""
     tools_style: str = "openai"
-    """``cohere``: the legacy ``parameter_definitions`` tool list Command R / R+ templates read."""
+    """``cohere``: the legacy ``parameter_definitions`` tool list Command R / R+ templates read; ``flat``: the
+    function objects without the ``{"type": "function", "function": ...}`` wrapper (Apertus)."""
 
 
 # The models whose presets streamparse ships (streamparse/presets.py) and whose template llama.cpp keeps.
@@ -280,6 +282,25 @@ MODELS: list[Model] = [
         IM_END,
         reasoning=True,
     ),
+    # Families written as declarations (streamparse/formats/declared_families.py).
+    Model("Kimi-K3.jinja", "moonshotai/Kimi-K3", ("<|end_of_msg|>",), reasoning=True),
+    Model(
+        "Kimi-K3.jinja", "moonshotai/Kimi-K3", ("<|end_of_msg|>",), kwargs={"thinking": False}, variant="no_thinking"
+    ),
+    Model(
+        "Apertus-8B-Instruct.jinja",
+        "swiss-ai/Apertus-8B-Instruct-2509",
+        ("<|assistant_end|>",),
+        args_as_string=True,
+        tools_style="flat",
+    ),
+    Model(
+        "GigaChat3-10B-A1.8B.jinja",
+        "ai-sage/GigaChat3-10B-A1.8B",
+        ("</s>",),
+        not_auto="a 'function call' role header opens the call: only the preset reads it",
+        skip=(("two_calls", "the template renders only an assistant's first call"),),
+    ),
 ]
 
 
@@ -329,6 +350,8 @@ def messages_for(scenario: Scenario, model: Model) -> tuple[list[dict[str, Any]]
 
 
 def tools_for(model: Model) -> list[dict[str, Any]]:
+    if model.tools_style == "flat":
+        return [tool["function"] for tool in TOOLS]
     if model.tools_style != "cohere":
         return TOOLS
     out = []
@@ -375,7 +398,7 @@ def generated(template: Renderer, model: Model, scenario: Scenario) -> tuple[str
     return trimmed, head.rstrip().endswith(OPEN_REASONING)
 
 
-OPEN_REASONING = ("<think>",)
+OPEN_REASONING = ("<think>", "<|open|>think<|sep|>")  # Kimi K3's think channel
 
 
 def primed_continuation(head_rest: str, turn: str, scenario: Scenario) -> str | None:
@@ -434,9 +457,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--templates", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="render only the models whose id matches (repeatable); the other cases of --out are kept",
+    )
     args = ap.parse_args(argv)
     cases: list[dict[str, Any]] = []
+    only = [re.compile(p) for p in args.only]
     for model in MODELS:
+        if only and not any(p.search(model.model_id) for p in only):
+            continue
         path = args.templates / model.template
         if not path.exists():
             print(f"missing template {model.template}", file=sys.stderr)
@@ -482,6 +515,10 @@ def main(argv: list[str] | None = None) -> int:
                     },
                 }
             )
+    if only and args.out.exists():
+        # Keep every case of the models not rendered now, in place; the rendered ones replace theirs.
+        kept = json.loads(args.out.read_text(encoding="utf-8"))["cases"]
+        cases = [c for c in kept if not any(p.search(c["model"]) for p in only)] + cases
     args.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "source": "models' chat templates (llama.cpp models/templates), rendered by scripts/render_templates.py",

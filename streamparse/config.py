@@ -142,7 +142,8 @@ def _declared_scopes(
             if r.primed:
                 primed[r.open] = [written_opener(reasoning[r.close])]
         primed.setdefault(r.close, []).insert(0, pop_scope)
-        text.setdefault(r.close, []).append(orphan_closer)  # end-only, or an orphan: markup, never text
+        if r.close not in CONTROL_TOKENS:  # a control token (Solar Open's <|end|>) alone says nothing
+            text.setdefault(r.close, []).append(orphan_closer)  # end-only, or an orphan: markup, never text
     for m in w.wrappers:
         primed.setdefault(m, []).append(end_primed_reasoning)  # the model answered: primed reasoning is over
     for m in (*w.wrappers, *w.dropped):

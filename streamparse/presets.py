@@ -194,6 +194,18 @@ RULES: tuple[Rule, ...] = (
     Rule(r"command-?r-?(?:plus|\+)", "command-r-plus", ("command_r",)),
     Rule(r"command-?r(?![a-z0-9])", "command-r", ("command_r",)),
     # -- MiniMax, ByteDance, AI21, AllenAI, Liquid, Baidu ------------------------------------------------
+    # -- families written as declarations (formats/declared_families.py) -------------------------------
+    Rule(r"kimi-?k3", "kimi-k3", ("kimi_k3",), True,
+         note="the template opens the think channel (thinking defaults on); thinking=false opens the response one"),
+    Rule(r"gigachat-?3\.5", "gigachat-3.5", ("gigachat35",), note="GCML calls; <think> opened by reasoning=true"),
+    Rule(r"gigachat-?3", "gigachat-3", ("gigachat3",), note="3 and 3.1: a 'function call' role message"),
+    Rule(r"apertus", "apertus", ("apertus",)),
+    Rule(r"(?<![a-z])hy-?3|hunyuan-?3", "hy3", ("hy3", "hy3_plain"),
+         note="tokens with or without the ':opensource' suffix; reasoning effort decides whether the prompt thinks"),
+    Rule(r"solar-?open", "solar-open", ("solar_open",)),
+    Rule(r"longcat", "longcat-flash", ("longcat",)),
+    Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
+    Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), note="steptml invokes; Step-3.5 is another family"),
     Rule(r"minimax-?m1", "minimax-m1", ("minimax_m1",)),
     Rule(r"minimax-?m2", "minimax-m2", ("minimax",), True, note="the template opens <think> in the prompt"),
     Rule(r"seed-?oss", "seed-oss", ("seed_oss",), note="reasons in <seed:think>, written by the model"),

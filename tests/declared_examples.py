@@ -37,7 +37,7 @@ class Example:
     decl: Declaration
     output: str  # text before, the call(s), text after
     calls: list[tuple[str, dict[str, Any]]]
-    text: str = "Sure. Done."
+    text: str = "Sure.  Done."
     reasoning: str = ""
     options: tuple[tuple[str, Any], ...] = ()
 
@@ -48,7 +48,10 @@ CALL = [("get_weather", {"city": "Paris", "days": 3})]
 EXAMPLES: dict[str, Example] = {
     # A JSON object per call, with the template's own field names.
     "json_fields": Example(
-        Declaration("x_json_fields", Call("<<call>>", "<</call>>", JsonName(field="tool", arguments_field="args"))),
+        Declaration(
+            "x_json_fields",
+            Call("<<call>>", "<</call>>", JsonName(field="tool", arguments_field="args"), also_open=("<<fn>>",)),
+        ),
         'Sure. <<call>>{"tool": "get_weather", "args": ' + W + "}<</call>> Done.",
         CALL,
     ),
@@ -191,6 +194,7 @@ EXAMPLES: dict[str, Example] = {
         '<|o|>call tool="get_weather" index="1"<|s|><|o|>arg key="city" type="string"<|s|>Paris<|c|>arg<|s|>'
         '<|o|>arg key="days" type="number"<|s|>3<|c|>arg<|s|><|c|>call<|s|><|c|>calls<|s|><|c|>turn<|s|><|eot|>',
         CALL,
+        text="Sure. Done.",
         reasoning="Plan it.",
         options=(("start_in_reasoning", True),),
     ),
@@ -213,7 +217,7 @@ EXAMPLES: dict[str, Example] = {
         Declaration(
             "x_sep",
             Call("<c>", "</c>", HeaderName(":"), JsonArgs()),
-            section=Section("<cs>", "</cs>", separator="<and>"),
+            section=Section("<cs>", "</cs>", separators=("<and>",), also_open=("<calls>",)),
         ),
         "Sure. <cs><c>get_weather:" + W + "</c><and><c>now:{}</c></cs> Done.",
         [*CALL, ("now", {})],

@@ -47,6 +47,17 @@ CANONICAL_FORMATS = frozenset(
         "key_value",
         "json",
         "nemotron",
+        # written as declarations (formats/declared_families.py)
+        "kimi_k3",
+        "gigachat3",
+        "gigachat35",
+        "apertus",
+        "hy3",
+        "hy3_plain",
+        "solar_open",
+        "longcat",
+        "minicpm5",
+        "step3",
     ]
 )
 
@@ -127,6 +138,17 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("moonshotai/Kimi-K2-Instruct-0905", "kimi-k2", ("kimi_k2",), False),
     ("moonshotai/kimi-k2", "kimi-k2", ("kimi_k2",), False),
     ("moonshotai/Kimi-K2-Thinking", "kimi-k2-thinking", ("kimi_k2",), False),
+    # families written as declarations
+    ("moonshotai/Kimi-K3", "kimi-k3", ("kimi_k3",), True),
+    ("ai-sage/GigaChat3-10B-A1.8B", "gigachat-3", ("gigachat3",), False),
+    ("ai-sage/GigaChat3.1-702B-A36B", "gigachat-3", ("gigachat3",), False),
+    ("ai-sage/GigaChat3.5-Lightning", "gigachat-3.5", ("gigachat35",), False),
+    ("swiss-ai/Apertus-8B-Instruct-2509", "apertus", ("apertus",), False),
+    ("tencent/Hy3-preview", "hy3", ("hy3", "hy3_plain"), False),
+    ("upstage/Solar-Open-100B", "solar-open", ("solar_open",), False),
+    ("meituan-longcat/LongCat-Flash-Chat", "longcat-flash", ("longcat",), False),
+    ("openbmb/MiniCPM5-8B", "minicpm5", ("minicpm5",), False),
+    ("stepfun-ai/step3", "step-3", ("step3",), False),
     ("zai-org/GLM-4.5-Air-FP8", "glm-4.5", ("glm45",), False),
     ("z-ai/glm-4.6", "glm-4.6", ("glm45",), False),
     ("zai-org/GLM-4.7", "glm-4.7", ("glm45",), True),

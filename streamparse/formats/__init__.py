@@ -12,7 +12,7 @@ import dataclasses
 import difflib
 from typing import Any
 
-from . import functionary, jsonic, marked, pyish, sections, tagged, tokens, unmarked
+from . import declared_families, functionary, jsonic, marked, pyish, sections, tagged, tokens, unmarked
 from .base import FormatSpec, Wiring
 from .declaration import (
     ArgsSpec,
@@ -76,7 +76,7 @@ BLOCK_CLOSERS: dict[str, str] = {
 }
 
 CATALOG: dict[str, FormatSpec] = {}
-for _module in (jsonic, tagged, tokens, marked, sections, functionary, pyish, unmarked):
+for _module in (jsonic, tagged, tokens, marked, sections, functionary, pyish, unmarked, declared_families):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec
 

@@ -13,8 +13,8 @@ import html
 import re
 from functools import lru_cache
 
-from ..core.engine import Engine, Handler
-from ..core.lookahead import after_ws, read_header, starts_or_prefix
+from ..core.engine import Engine, Handler, State
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
 from ..states.blocks import BlockState
 from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.keyed_json import KeyedCallState
@@ -22,7 +22,7 @@ from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
 from .base import FormatSpec, Wiring
 from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
-from .openers import Decision, _first, block_table, cut_off
+from .openers import Decision, _first, block_table, cut_off, json_call
 
 __all__ = ["compile_declaration", "describe_markup", "header_pattern", "attribute_pattern"]
 
@@ -36,7 +36,7 @@ def header_pattern(name: HeaderName, id_end: str | None = None) -> re.Pattern[st
         return attribute_pattern(name.attribute, "name", name.end)
     head = ""
     if id_end is not None:
-        head = r"[ \t]*(?P<id>[^\s<>]{1,200}?)[ \t]*" + re.escape(id_end)
+        head = r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(id_end)  # an empty id: none written
     blank = r"[ \t]*" if name.end != "\n" else r"[ \t]*"
     return re.compile(
         head
@@ -115,23 +115,23 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     header = header_pattern(name, id_end)
     args = call.arguments
     syntax = tag_syntax(args, call.close or "") if isinstance(args, TaggedArgs) else None
-    id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{1,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
+    id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
-        m = read_header(buf, e, name.end if id_end is None else name.end, header, final)
-        if m is None and final:
-            return cut_off(eng, s, fmt, final)
+        m = read_header(buf, e, name.end, header, final)
         if not m:
+            if m is False and final and _header_prefix(buf, e, name.attribute is not None):
+                return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
             return m
         end = m.end()
-        call_id = m.group("id") if id_end is not None else None
+        call_id = (m.group("id") or None) if id_end is not None else None
         if id_pattern is not None:
             assert after_id is not None
             k = read_header(buf, end, after_id, id_pattern, final)
             if not k:
                 return cut_off(eng, s, fmt, final) if k is None and final else k
-            call_id, end = k.group("id"), k.end()
+            call_id, end = k.group("id") or None, k.end()
         tool = _unescape(m.group("name").strip(), name.escapes)
         if not tool:
             return False
@@ -143,7 +143,9 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 return j
             results = [starts_or_prefix(buf, j, w) for w in (syntax.param_open, syntax.call_close)]
             if not any(results):
-                return None if (None in results and not final) else False
+                if None in results:  # the stream may still (or, at its end, did) cut the first tag
+                    return cut_off(eng, s, fmt, final)
+                return False
             eng.begin_call(fmt, s)
             eng.set_name(tool, call_id)
             eng.pos = end
@@ -167,51 +169,67 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         eng.begin_call(fmt, s)
         eng.set_name(tool, call_id)
         eng.pos = j
-        body_closers = (args.close + _gap(call.close),) if args.close else closers
-        eng.push(JsonArgsState(eng, body_closers, fenced=fenced))
+        if args.close and call.close is not None:
+            eng.push(_Tail(call.close))  # the call's own closer after the arguments' one: markup
+        eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced))
         return True
 
     return handler
 
 
-def _gap(close: str | None) -> str:
-    # JsonArgs.close then the call's close: the JSON body's closer is their concatenation (see VOCAB).
-    return close or ""
+def _header_prefix(buf: str, e: int, attributes: bool) -> bool:
+    """At the end of the stream, the text after an opener may be the start of its header (a name, an id
+    and their markers, or attributes), so the opener began a call the stream cut: short, one line, and
+    (plain names) no blank inside, (attributes) a blank first."""
+    rest = buf[e:]
+    if len(rest) >= LOOKAHEAD or "\n" in rest.rstrip():
+        return False
+    if attributes:
+        return not rest or rest[0].isspace()
+    return " " not in rest.strip()
+
+
+class _Tail(State):
+    """After a call whose arguments had their own closer: the call's closer (after whitespace) is markup."""
+
+    __slots__ = ("close",)
+
+    def __init__(self, close: str) -> None:
+        self.close = close
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        j = after_ws(eng.buf, eng.pos, final)
+        if j is None:
+            return False
+        if j is not False:
+            ok = starts_or_prefix(eng.buf, j, self.close)
+            if ok is None and not final:
+                return False
+            if ok:
+                eng.pos = j + len(self.close)
+        eng.pop()
+        return True
 
 
 def json_handler(fmt: str, name: JsonName, closers: tuple[str, ...], *, several: bool) -> Handler:
-    """A JSON call object (or a list of them) after an opener."""
-    keyed = name.name_is_key
+    """A JSON call object (or a list of them) after an opener, read with the declared field names."""
     fields = None if _default_fields(name) else (name.field, (name.arguments_field, *name.alt_arguments_fields))
 
-    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
-        first = _first(eng, e, final)
-        if not isinstance(first, tuple):
-            return first
-        j, fenced = first
-        c = eng.buf[j]
-        if c == "{" and not name.list:
-            eng.begin_call(fmt, s)
-            eng.pos = j
-            if keyed:
-                eng.push(KeyedCallState(eng, fmt, closers, fenced=fenced))
-            else:
-                eng.push(
-                    JsonCallState(eng, fmt, closers, fenced=fenced, several=several, fields=fields, nested=name.nested)
-                )
-            return True
-        if c == "[":
-            eng.pos = j
-            if keyed:
-                eng.push(KeyedCallState(eng, fmt, closers, list_form=True, fenced=fenced))
-            else:
-                eng.push(
-                    JsonCallState(eng, fmt, closers, list_form=True, fenced=fenced, fields=fields, nested=name.nested)
-                )
-            return True
-        return False
+    def state(eng: Engine, list_form: bool, fenced: bool) -> State:
+        if name.name_is_key:
+            return KeyedCallState(eng, fmt, closers, list_form=list_form, fenced=fenced)
+        return JsonCallState(
+            eng,
+            fmt,
+            closers,
+            list_form=list_form,
+            fenced=fenced,
+            several=several and not list_form,
+            fields=fields,
+            nested=name.nested,
+        )
 
-    return handler
+    return json_call(fmt, closers, objects=not name.list, lists=True, several=several, state=state)
 
 
 def _default_fields(name: JsonName) -> bool:
@@ -228,9 +246,9 @@ def section_handler(fmt: str, decl: Declaration) -> Handler:
         # JSON calls straight inside the section: the section's markers are the call's.
         assert isinstance(call.name, JsonName)
         return json_handler(fmt, call.name, close, several=True)
-    markers: dict[str, Handler] = {call.open: call_handler(fmt, call)}
-    if section.separator:
-        markers[section.separator] = drop
+    handler_ = call_handler(fmt, call)
+    markers: dict[str, Handler] = {m: handler_ for m in (call.open, *call.also_open)}
+    markers.update((m, drop) for m in section.separators)
     table = block_table(markers, close)
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -238,11 +256,9 @@ def section_handler(fmt: str, decl: Declaration) -> Handler:
         if j is None:
             return None
         if j is not False:
-            ok = starts_or_prefix(eng.buf, j, call.open)
-            if ok is None and not final:
-                return None
-            if not ok and not (section.close and starts_or_prefix(eng.buf, j, section.close)):
-                return False
+            results = [starts_or_prefix(eng.buf, j, m) for m in (*markers, *close)]
+            if not any(results):
+                return None if None in results and not final else False
         elif final:
             return cut_off(eng, s, fmt, final)
         eng.pos = e
@@ -306,9 +322,11 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
     fmt = decl.name
     handlers: list[tuple[str, Handler]] = []
     if decl.call.open:
-        handlers.append((decl.call.open, call_handler(fmt, decl.call)))
+        opener = call_handler(fmt, decl.call)
+        handlers.extend((m, opener) for m in (decl.call.open, *decl.call.also_open))
     if decl.section is not None:
-        handlers.append((decl.section.open, section_handler(fmt, decl)))
+        section = section_handler(fmt, decl)
+        handlers.extend((m, section) for m in (decl.section.open, *decl.section.also_open))
 
     def wire(w: Wiring) -> None:
         for marker, handler in handlers:

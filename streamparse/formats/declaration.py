@@ -239,22 +239,35 @@ NameSpec: TypeAlias = Union[JsonName, HeaderName]  # noqa: UP007 (a runtime alia
 ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs]  # noqa: UP007
 
 
+def _spellings(path: str, values: object, other: str) -> None:
+    if not isinstance(values, tuple):
+        raise fail(path, "must be a list of markers")
+    for i, m in enumerate(values):
+        check_marker(f"{path}[{i}]", m)
+        if m == other:
+            raise fail(f"{path}[{i}]", f"repeats {m!r}")
+
+
 @dataclass(frozen=True)
 class Call(Part):
     """How one call is written. ``open`` begins it (``""`` only for JSON calls inside a section: the
     section's JSON list or objects are the calls); ``close`` ends it, or None when the call ends with its
-    JSON (early completion) or, in a section, at the next call or the section's end."""
+    JSON (early completion) or, in a section, at the next call or the section's end. ``also_open``:
+    other spellings of the opener the model writes (GigaChat's ``function call<|role_sep|>`` and
+    ``<|function_call|>``), read the same way."""
 
     open: str
     close: str | None
     name: NameSpec = JsonName()
     arguments: ArgsSpec = JsonArgs()
     id: IdSpec | None = None
+    also_open: tuple[str, ...] = ()
 
     kind: ClassVar[str] = ""
 
     def check(self, path: str) -> None:
         check_marker(path + "open", self.open, empty=True)
+        _spellings(path + "also_open", self.also_open, self.open)
         check_marker(path + "close", self.close, optional=True)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
@@ -282,18 +295,22 @@ class Call(Part):
 @dataclass(frozen=True)
 class Section(Part):
     """A wrapper around one or more calls. ``close`` None: the section ends at the end of the output or
-    at the first text that is not a call. ``separator``: written between calls, beyond whitespace."""
+    at the first text that is not a call. ``separators``: markup written between or around the calls
+    beyond whitespace (``,``; Step-3's per-call ``<｜tool_call_begin｜>function<｜tool_sep｜>`` framing),
+    removed. ``also_open``: other spellings of the opener."""
 
     open: str
     close: str | None = None
-    separator: str = ""
+    separators: tuple[str, ...] = ()
+    also_open: tuple[str, ...] = ()
 
     kind: ClassVar[str] = ""
 
     def check(self, path: str) -> None:
         check_marker(path + "open", self.open)
         check_marker(path + "close", self.close, optional=True)
-        check_marker(path + "separator", self.separator, empty=True)
+        _spellings(path + "separators", self.separators, self.open)
+        _spellings(path + "also_open", self.also_open, self.open)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
 
@@ -405,8 +422,10 @@ class Declaration(Part):
         out: list[tuple[str, str]] = []
         if self.section is not None:
             out.append(("section.open", self.section.open))
+            out.extend((f"section.also_open[{i}]", m) for i, m in enumerate(self.section.also_open))
         if self.call.open:
             out.append(("call.open", self.call.open))
+        out.extend((f"call.also_open[{i}]", m) for i, m in enumerate(self.call.also_open))
         for i, r in enumerate(self.reasoning):
             if r.open is not None:
                 out.append((f"reasoning[{i}].open", r.open))

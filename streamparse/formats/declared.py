@@ -62,38 +62,6 @@ def declare(
         if open is not None or close is not None:
             raise ValueError("declare() takes a Declaration or keywords, not both")
         return compile_declaration(load(name))
-    return compile_declaration(
-        keyword_declaration(
-            name,
-            open=open,
-            close=close,
-            body=body,
-            name_end=name_end,
-            param_open=param_open,
-            param_end=param_end,
-            param_close=param_close,
-            models=models,
-            example=example,
-            notes=notes,
-        )
-    )
-
-
-def keyword_declaration(
-    name: str,
-    *,
-    open: str | None,
-    close: str | None,
-    body: BodyKind,
-    name_end: str,
-    param_open: str,
-    param_end: str,
-    param_close: str,
-    models: str,
-    example: str,
-    notes: str,
-) -> Declaration:
-    """The declaration the keyword form of :func:`declare` stands for."""
     if body not in BODY_KINDS:
         raise ValueError(f"body must be one of {BODY_KINDS}, not {body!r}")
     if open is None:
@@ -107,4 +75,5 @@ def keyword_declaration(
         call = Call(open, close, HeaderName(name_end), JsonArgs())
     else:
         call = Call(open, close, HeaderName(name_end), TaggedArgs(param_open, param_end, param_close))
-    return Declaration(name, call, models=models, example=example, notes=notes or f"declared format ({body})")
+    decl = Declaration(name, call, models=models, example=example, notes=notes or f"declared format ({body})")
+    return compile_declaration(decl)

@@ -44,9 +44,11 @@ def json_call(
     optional_close: bool = False,
     unless_active: str | None = None,
     several: bool = False,
+    state: Callable[[Engine, bool, bool], State] | None = None,
 ) -> Handler:
     """An opener followed by a JSON call object (``{``) and/or a list of them (``[``); ``several``: also
-    comma-separated objects before the closer."""
+    comma-separated objects before the closer. ``state(eng, list_form, fenced)``: the body's state, when
+    not the default :class:`JsonCallState` (declared field names, ``{"NAME": ARGS}`` objects)."""
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         first = _first(eng, e, final)
@@ -57,10 +59,16 @@ def json_call(
         if c == "{" and objects:
             eng.begin_call(fmt, s)
             eng.pos = j
+            if state is not None:
+                eng.push(state(eng, False, fenced))
+                return True
             eng.push(JsonCallState(eng, fmt, closers, optional_close=optional_close, fenced=fenced, several=several))
             return True
         if c == "[" and lists and not (unless_active and unless_active in eng.cfg.format_set):
             eng.pos = j
+            if state is not None:
+                eng.push(state(eng, True, fenced))
+                return True
             eng.push(JsonCallState(eng, fmt, closers, list_form=True, optional_close=optional_close, fenced=fenced))
             return True
         return False

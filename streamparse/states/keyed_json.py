@@ -7,6 +7,8 @@ call), as is an object with no key.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..core.engine import Engine
 from ..rejections import Reason
 from .json_body import CallExtractor, JsonCallState
@@ -43,19 +45,11 @@ class KeyedExtractor(CallExtractor):
 
 
 class KeyedCallState(JsonCallState):
-    """:class:`JsonCallState` reading ``{"NAME": {ARGS}}`` objects (``list_form``: a list of them)."""
+    """:class:`JsonCallState` reading ``{"NAME": {ARGS}}`` objects (``list_form``: a list of them); takes
+    the same options."""
 
     __slots__ = ()
 
-    def __init__(
-        self,
-        eng: Engine,
-        fmt: str,
-        closers: tuple[str, ...] = (),
-        *,
-        list_form: bool = False,
-        fenced: bool = False,
-        optional_close: bool = False,
-    ) -> None:
-        super().__init__(eng, fmt, closers, list_form=list_form, fenced=fenced, optional_close=optional_close)
-        self.sink = KeyedExtractor(eng, fmt, 1 if list_form else 0, each=list_form)
+    def __init__(self, eng: Engine, fmt: str, closers: tuple[str, ...] = (), **options: Any) -> None:
+        super().__init__(eng, fmt, closers, **options)
+        self.sink = KeyedExtractor(eng, fmt, 1 if self.list_form else 0, each=self.list_form)

@@ -1,0 +1,215 @@
+"""Families written as declarations (formats/declaration.py), compiled like any declared format.
+
+Each declaration follows the family's chat template (how it writes a call, its arguments and its
+reasoning) and the family's reference parsers in vLLM and SGLang; docs/FORMATS.md has one entry per
+family. The compiler gives them what every built-in format has: earliest release, chunking invariance,
+schema validation, fail closed, snapshots.
+"""
+
+from __future__ import annotations
+
+from .base import FormatSpec
+from .compiler import compile_declaration
+from .declaration import (
+    Call,
+    Declaration,
+    HeaderName,
+    IdSpec,
+    JsonArgs,
+    JsonName,
+    Reasoning,
+    Section,
+    TaggedArgs,
+    Values,
+    Wrapper,
+)
+
+_O, _C, _S = "<|open|>", "<|close|>", "<|sep|>"
+
+# Kimi K3 "XTML": channels and elements framed by <|open|>NAME attrs<|sep|> ... <|close|>NAME<|sep|>.
+# Attribute values are XML-escaped (& and "), argument bodies are raw; type="string" is text, any other
+# type JSON. The prompt opens the think channel when thinking is on, the response channel when it is off.
+KIMI_K3 = Declaration(
+    "kimi_k3",
+    Call(
+        f"{_O}call",
+        f"{_C}call{_S}",
+        HeaderName(_S, attribute="tool", escapes="xml"),
+        TaggedArgs(
+            f"{_O}argument",
+            _S,
+            f"{_C}argument{_S}",
+            key_attribute="key",
+            type_attribute="type",
+            attribute_escapes="xml",
+            values=Values(whitespace="verbatim"),
+        ),
+    ),
+    section=Section(f"{_O}tools{_S}", f"{_C}tools{_S}"),
+    reasoning=(Reasoning(f"{_O}think{_S}", f"{_C}think{_S}", primed=True),),
+    content=Wrapper(f"{_O}response{_S}", f"{_C}response{_S}"),
+    control_tokens=(f"{_C}message{_S}", "<|end_of_msg|>"),
+    models="Kimi K3",
+    example=f'Checking.{_C}response{_S}{_O}tools{_S}{_O}call tool="get_weather" index="1"{_S}'
+    f'{_O}argument key="city" type="string"{_S}Paris{_C}argument{_S}{_C}call{_S}{_C}tools{_S}',
+    notes="XTML channels; typed and escaped attributes; primed think channel",
+    auto=True,
+)
+
+# GigaChat 3 / 3.1: one call as a "function call" role message holding a JSON object; 3.1 also writes
+# <|function_call|> before the object. <|message_sep|> ends every role message.
+GIGACHAT3 = Declaration(
+    "gigachat3",
+    Call("function call<|role_sep|>", None, JsonName(alt_arguments_fields=()), also_open=("<|function_call|>",)),
+    control_tokens=("<|message_sep|>",),
+    models="GigaChat 3, GigaChat 3.1",
+    notes="a role header opens the call: active where named (presets), not in auto",
+)
+
+# GigaChat 3.5 "GCML": DSML-like elements with string="true|false" typing, values written verbatim.
+_G = "<｜GCML｜"
+GIGACHAT35 = Declaration(
+    "gigachat35",
+    Call(
+        f"{_G}invoke",
+        "</｜GCML｜invoke>",
+        HeaderName(">", attribute="name"),
+        TaggedArgs(
+            f"{_G}parameter",
+            ">",
+            "</｜GCML｜parameter>",
+            key_attribute="name",
+            string_attribute="string",
+            values=Values(whitespace="verbatim"),
+        ),
+    ),
+    section=Section(f"{_G}tool_calls>", "</｜GCML｜tool_calls>"),
+    control_tokens=("<|message_sep|>",),
+    models="GigaChat 3.5",
+    auto=True,
+)
+
+# Apertus: a JSON list of {"NAME": ARGS} objects between special tokens; reasoning in the inner channel.
+APERTUS = Declaration(
+    "apertus",
+    Call("", None, JsonName(list=True, name_is_key=True)),
+    section=Section("<|tools_prefix|>", "<|tools_suffix|>"),
+    reasoning=(Reasoning("<|inner_prefix|>", "<|inner_suffix|>", start_only=False),),
+    control_tokens=("<|assistant_end|>",),
+    models="Apertus 8B / 70B (swiss-ai)",
+    auto=True,
+)
+
+# Tencent Hy3: key/value markers with the ":opensource" token suffix.
+_HY = ":opensource>"
+HY3 = Declaration(
+    "hy3",
+    Call(
+        "<tool_call" + _HY,
+        "</tool_call" + _HY,
+        HeaderName("<tool_sep" + _HY),
+        TaggedArgs(
+            "<arg_key" + _HY,
+            "</arg_key" + _HY,
+            "</arg_value" + _HY,
+            value_open="<arg_value" + _HY,
+            values=Values(whitespace="verbatim"),
+        ),
+    ),
+    section=Section("<tool_calls" + _HY, "</tool_calls" + _HY),
+    reasoning=(Reasoning("<think" + _HY, "</think" + _HY, primed=True),),
+    control_tokens=("<｜hy_eos:opensource｜>",),
+    models="Tencent Hy3 (Hunyuan 3)",
+    auto=True,
+)
+
+# Hy3 whose tokenizer has no token suffix (vLLM's tests of tencent/Hy3-preview): the same markup without
+# ":opensource". Its <tool_call> and <tool_calls> are other families' openers, so it is active where named.
+HY3_PLAIN = Declaration(
+    "hy3_plain",
+    Call(
+        "<tool_call>",
+        "</tool_call>",
+        HeaderName("<tool_sep>"),
+        TaggedArgs(
+            "<arg_key>", "</arg_key>", "</arg_value>", value_open="<arg_value>", values=Values(whitespace="verbatim")
+        ),
+    ),
+    section=Section("<tool_calls>", "</tool_calls>"),
+    models="Tencent Hy3 (tokenizer without the token suffix)",
+    notes="shares <tool_call>/<tool_calls> with other families: active where named (presets), not in auto",
+)
+
+# Solar Open: <|tool_calls|> then per call an id, the name and JSON arguments between tokens.
+SOLAR_OPEN = Declaration(
+    "solar_open",
+    Call(
+        "<|tool_call:begin|>",
+        "<|tool_call:end|>",
+        HeaderName("<|tool_call:args|>"),
+        JsonArgs(),
+        id=IdSpec("before_name", "<|tool_call:name|>"),
+    ),
+    section=Section("<|tool_calls|>"),
+    reasoning=(Reasoning("<|think|>", "<|end|>"),),
+    content=Wrapper("<|content|>", None),
+    control_tokens=("<|begin|>assistant", "<|flush|>", "<|calls|>"),
+    models="Solar Open (Upstage)",
+    auto=True,
+)
+
+# LongCat-Flash: hermes-style JSON objects in their own tags.
+LONGCAT = Declaration(
+    "longcat",
+    Call("<longcat_tool_call>", "</longcat_tool_call>", JsonName()),
+    models="LongCat-Flash (Meituan)",
+    auto=True,
+)
+
+# MiniCPM5: <function name="NAME"><param name="K">V</param></function>; values are trimmed.
+MINICPM5 = Declaration(
+    "minicpm5",
+    Call(
+        "<function",
+        "</function>",
+        HeaderName(">", attribute="name"),
+        TaggedArgs("<param", ">", "</param>", key_attribute="name", values=Values(whitespace="strip")),
+    ),
+    models="MiniCPM5 (OpenBMB)",
+    notes="a plain <function> element: active where named (presets), not in auto",
+)
+
+# Step-3: steptml invokes, each framed by DeepSeek-like tokens (fullwidth bars, no ▁) inside a section.
+STEP3 = Declaration(
+    "step3",
+    Call(
+        "<steptml:invoke",
+        "</steptml:invoke>",
+        HeaderName(">", attribute="name"),
+        TaggedArgs(
+            "<steptml:parameter", ">", "</steptml:parameter>", key_attribute="name", values=Values(whitespace="strip")
+        ),
+    ),
+    section=Section(
+        "<｜tool_calls_begin｜>",
+        "<｜tool_calls_end｜>",
+        separators=("<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"),
+    ),
+    models="Step-3 (StepFun)",
+    auto=True,
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (
+    KIMI_K3,
+    GIGACHAT3,
+    GIGACHAT35,
+    APERTUS,
+    HY3,
+    HY3_PLAIN,
+    SOLAR_OPEN,
+    LONGCAT,
+    MINICPM5,
+    STEP3,
+)
+
+SPECS: list[FormatSpec] = [compile_declaration(d) for d in DECLARATIONS]
