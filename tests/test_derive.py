@@ -110,7 +110,7 @@ def test_each_invented_structure_is_read_as_its_own_kind_of_declaration() -> Non
     listed = decl["json_list_fields"].call.name
     assert isinstance(listed, JsonName) and listed.list and listed.field == "function"
     framed = decl["special_tokens"]
-    assert framed.section is not None and framed.section.separator == "CALL_NEXT"
+    assert framed.section is not None and framed.section.separators == ("CALL_NEXT",)
     assert framed.reasoning[0].open == "◁think▷" and framed.reasoning[0].primed
 
 
@@ -118,7 +118,7 @@ def test_the_tokenizers_special_tokens_put_every_boundary_between_whole_tokens()
     with_tokens = derive(_template("special_tokens"), special_tokens=SPECIAL).declaration
     assert with_tokens.section is not None
     used = [with_tokens.call.open, with_tokens.call.close, with_tokens.section.open, with_tokens.section.close]
-    assert all(marker in SPECIAL for marker in [*used, with_tokens.section.separator])
+    assert all(marker in SPECIAL for marker in [*used, *with_tokens.section.separators])
     # Without them CALL_END and CALLS_END look like text, and the shared letters are split anywhere.
     without = derive(_template("special_tokens")).declaration
     assert without.call.close not in SPECIAL

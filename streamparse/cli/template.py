@@ -46,7 +46,7 @@ def _describe(decl: Any, primed: bool) -> list[tuple[str, str]]:
         rows.append(("content wrapper", f"{decl.content.open!r} ... {decl.content.close!r}"))
     if decl.section:
         s = decl.section
-        sep = f"; separator {s.separator!r}" if s.separator else ""
+        sep = f"; separators {', '.join(repr(x) for x in s.separators)}" if s.separators else ""
         rows.append(("section", f"{s.open!r} ... {s.close!r}{sep}"))
     call = decl.call
     rows.append(("call", f"{call.open!r} ... {call.close!r}" if call.close else f"{call.open!r} (ends with its JSON)"))

@@ -135,6 +135,27 @@ def _content(body: str, reasoning: Reasoning | None) -> Wrapper | None:
     return Wrapper(opener, closer)
 
 
+def _control_tokens(end: str, markers: Markers) -> tuple[str, ...]:
+    """The end of a turn as the pieces a server may leave in the output: each marker on its own, a framed
+    marker (``<|close|>message<|sep|>``) as one piece; markup that is no marker shape stays whole."""
+    pieces = _pieces(end, markers)
+    if not pieces or not any(markers.is_marker(end[a:b]) for a, b in pieces):
+        return (end,) if end else ()
+    groups: list[str] = []
+    start = pieces[0][0]
+    worded = False
+    for i, (a, b) in enumerate(pieces):
+        is_marker = markers.is_marker(end[a:b])
+        worded = worded or not is_marker
+        nxt = pieces[i + 1] if i + 1 < len(pieces) else None
+        if is_marker and (worded or nxt is None or markers.is_marker(end[nxt[0] : nxt[1]])):
+            groups.append(end[start:b])
+            start, worded = (nxt[0] if nxt else b), False
+    if start < len(end) and end[start:].strip():
+        groups.append(end[start:].strip())
+    return tuple(dict.fromkeys(g for g in groups if g))
+
+
 def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     """The declaration of the model whose template produced ``probes``; DeriveError names what failed."""
     if "call" not in probes.gen:
@@ -162,7 +183,7 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
             region = strip_ws(region)[len(content.close) :]
         regions[key] = strip_ws(region)
     shape = analyse_calls(regions, markers)
-    control = tuple(dict.fromkeys(t for t in (strip_ws(end), markers.last(end)) if t))
+    control = _control_tokens(strip_ws(end), markers)
     decl = Declaration(
         name,
         shape.call,

@@ -419,7 +419,7 @@ def _assemble(
     separator = strip_ws(sep)
     section: Section | None = None
     if s_open:
-        section = Section(s_open, s_close or None, separator)
+        section = Section(s_open, s_close or None, (separator,) if separator else ())
     elif separator:
         notes.append(f"calls are separated by {separator!r} without a section around them")
     if json_name is not None:
