@@ -97,6 +97,19 @@ def _reasoning(probes: Probes, bodies: dict[str, str], markers: Markers) -> tupl
     # The turn drops reasoning: a prompt ending in an opener and turns starting with a closer still show it.
     firsts = {markers.first(strip_ws(b)) for b in bodies.values() if strip_ws(b)}
     last = markers.last(prompt.rstrip())
+    off = strip_ws(probes.prompt_off)
+    if last and prompt.rstrip().endswith(last) and off.endswith(last) is False and last in off:
+        closer = strip_ws(off[off.rindex(last) + len(last) :])
+        if closer and markers.is_marker(closer):  # thinking off writes the pair empty: <think></think>
+            notes.append("reasoning: the turn drops it; the thinking-off prompt writes the pair empty")
+            return Reasoning(last, closer, primed=True), notes
+    m = re.fullmatch(r"<([\w:.\-]*think[\w:.\-]*)>", last or "")
+    if m and prompt.rstrip().endswith(last) and not any(f"</{m.group(1)}>" in b for b in bodies.values()):
+        # The prompt opens <think> and no render shows the rest: the closer is the opener's XML pair.
+        notes.append(
+            f"reasoning: the prompt opens {last} and no render closes it; the closer </{m.group(1)}> is inferred"
+        )
+        return Reasoning(last, f"</{m.group(1)}>", primed=True), notes
     if len(firsts) == 1 and last and prompt.rstrip().endswith(last):
         close = firsts.pop()
         if close and close != last and all(strip_ws(b).startswith(close) for b in bodies.values() if strip_ws(b)):
