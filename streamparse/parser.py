@@ -288,14 +288,23 @@ class StreamParser:
 
 
 def _template_for(model_id: str, chat_template: str | None) -> Any:
-    """The chat template given (text, file or folder) or found in the model folder ``model_id``."""
+    """The chat template given (text, file or folder), found in the model folder ``model_id``, or in the local
+    Hugging Face cache for a downloaded ``org/name``."""
     from .derive.model_dir import ModelTemplate
 
     if chat_template is not None:
         if "{" in chat_template:  # template text (a path has no Jinja braces)
             return ModelTemplate(chat_template, "the chat template given")
         return _read_template(chat_template)
-    return _read_template(model_id) if ("/" in model_id or "\\" in model_id) and len(model_id) < 4096 else None
+    if not ("/" in model_id or "\\" in model_id) or len(model_id) >= 4096:
+        return None
+    local = _read_template(model_id)
+    if local is not None:
+        return local
+    from .derive.model_dir import cached_model_folder
+
+    cached = cached_model_folder(model_id)  # a model downloaded with huggingface_hub: its snapshot's template
+    return _read_template(str(cached)) if cached is not None else None
 
 
 def _read_template(path: str) -> Any:

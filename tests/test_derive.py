@@ -144,3 +144,27 @@ def test_derivation_is_cached_per_template_text() -> None:
     src = _template("json_markers")
     assert derive(src) is derive(src)
     assert derive(src + "\n") is not derive(src)
+
+
+def test_a_model_folder_a_preset_knows_keeps_its_preset_unless_the_template_is_asked_first(tmp_path: Path) -> None:
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    (folder / "chat_template.jinja").write_text(_template("name_attribute_json"), encoding="utf-8")
+    assert StreamParser.for_model(str(folder)).derivation is None  # the preset (qwen3) wins
+    assert StreamParser.for_model(str(folder), template_first=True).derivation is not None
+
+
+def test_a_model_downloaded_to_the_hugging_face_cache_is_derived_by_its_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snapshot = tmp_path / "models--acme--brand-new-7b" / "snapshots" / "0123abcd"
+    snapshot.mkdir(parents=True)
+    (snapshot / "tokenizer_config.json").write_text(
+        '{"chat_template": ' + __import__("json").dumps(_template("json_markers")) + ', "eos_token": "<<end>>"}',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    parser = StreamParser.for_model("acme/brand-new-7b")
+    assert parser.derivation is not None
+    assert parser.derivation.declaration.call.open == "<<fn>>"
+    assert StreamParser.for_model("acme/not-downloaded").derivation is None

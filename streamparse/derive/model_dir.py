@@ -9,11 +9,13 @@ named templates where ``default`` is the one used); special tokens come from ``t
 from __future__ import annotations
 
 import json
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ModelTemplate", "read_template"]
+__all__ = ["ModelTemplate", "read_template", "cached_model_folder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +72,22 @@ def _special(folder: Path) -> dict[str, Any]:
         if v and (k.endswith("_token") or k == "additional_special_tokens"):
             out.setdefault(k, v)
     return out
+
+
+_MODEL_ID = re.compile(r"[\w.\-]{1,96}/[\w.\-]{1,96}\Z")
+
+
+def cached_model_folder(model_id: str) -> Path | None:
+    """The newest snapshot of ``org/name`` in the local Hugging Face cache (``HF_HUB_CACHE``, ``HF_HOME/hub``
+    or ``~/.cache/huggingface/hub``), if it was downloaded there; nothing is fetched."""
+    if not _MODEL_ID.match(model_id):
+        return None
+    hub = os.environ.get("HF_HUB_CACHE") or os.path.join(
+        os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface"), "hub"
+    )
+    snapshots = Path(hub) / ("models--" + model_id.replace("/", "--")) / "snapshots"
+    try:
+        found = [p for p in snapshots.iterdir() if p.is_dir()]
+    except OSError:
+        return None
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
