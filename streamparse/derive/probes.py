@@ -179,8 +179,9 @@ def run_probes(
     renderer: Renderer, markers: Markers, special: dict[str, str], kwargs: dict[str, Any] | None = None
 ) -> Probes:
     """Render every probe; raises ProbeError when no call shape renders the one-call probe."""
-    on = {**THINKING_ON, **(kwargs or {})}
-    off = {**THINKING_OFF, **{k: v for k, v in (kwargs or {}).items() if k not in THINKING_ON}}
+    # Turns are analysed with thinking on (reasoning shows); the thinking-off prompt says what changes then.
+    on = {**(kwargs or {}), **THINKING_ON}
+    off = {**(kwargs or {}), **THINKING_OFF}
     user = [{"role": "user", "content": USER}]
     out = Probes()
     failure = ""
