@@ -107,3 +107,17 @@ def test_the_core_imports_without_jinja2_and_deriving_names_the_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "IMPORT-ERROR" in out and "streamparse-llm[templates]" in out
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["{{ 'x' | center(50000000) }}", "{{ '%50000000s' % 'x' }}", "{{ '%50000000s' | format('x') }}"],
+)
+def test_a_filter_or_format_asked_for_a_huge_width_is_refused_before_it_allocates(source: str) -> None:
+    with pytest.raises(RenderError, match="more characters than the output limit"):
+        Renderer(source).render()
+
+
+def test_lorem_ipsum_of_any_length_is_not_offered_to_templates() -> None:
+    with pytest.raises(RenderError, match="lipsum"):
+        Renderer("{{ lipsum(100000) }}").render()

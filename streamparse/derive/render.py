@@ -17,6 +17,7 @@ that names the extra.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -78,6 +79,13 @@ def _plain(x: Any) -> Any:
     return x
 
 
+def _check_widths(fmt: str, limit: int) -> None:
+    """%-format widths and precisions past the output limit (``'%99999999s' % x``) are refused up front."""
+    for width in re.findall(r"%[-+ #0]*(\d+)", fmt):
+        if int(width) > limit:
+            raise BoundError("the template asked a format for more characters than the output limit")
+
+
 def _tojson(
     x: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None, sort_keys: bool = False
 ) -> str:
@@ -106,7 +114,7 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
 
     def bounded(base: type) -> type:
         class Bounded(base):  # type: ignore[misc]
-            intercepted_binops = frozenset({"*", "**"})
+            intercepted_binops = frozenset({"*", "**", "%"})
 
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 budget_box[0].tick()
@@ -124,6 +132,8 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
                 budget_box[0].tick()
                 if operator == "**" and isinstance(right, int) and abs(right) > 64:
                     raise BoundError("the template raised a number to a huge power")
+                if operator == "%" and isinstance(left, str):
+                    _check_widths(left, budget_box[0].limits.output)
                 if operator == "*":
                     seq, times = (left, right) if isinstance(right, int) else (right, left)
                     huge = isinstance(seq, str | list | tuple) and isinstance(times, int)
@@ -147,10 +157,26 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
     def strftime_now(fmt: str) -> str:
         return datetime.now().strftime(fmt)
 
+    def width_guard(fn: Any) -> Any:
+        # Filters that pad to a width allocate it at once, before the output bound sees anything.
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            limit = budget_box[0].limits.output
+            if any(isinstance(a, int) and a > limit for a in (*args, *kwargs.values())):
+                raise BoundError("the template asked a filter for more characters than the output limit")
+            if fn is format_filter and args and isinstance(args[0], str):
+                _check_widths(args[0], limit)
+            return fn(*args, **kwargs)
+
+        return guarded
+
+    format_filter = ImmutableSandboxedEnvironment().filters["format"]
     envs = []
     for base in (ImmutableSandboxedEnvironment, SandboxedEnvironment):
         env = bounded(base)(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols", Generation])
         env.filters["tojson"] = _tojson
+        for name in ("center", "indent", "wordwrap", "truncate", "format"):
+            env.filters[name] = width_guard(env.filters[name])
+        env.globals.pop("lipsum", None)  # lorem ipsum of any length: no chat template needs it
         env.globals["raise_exception"] = raise_exception
         env.globals["strftime_now"] = strftime_now
         env.globals["range"] = counted_range
