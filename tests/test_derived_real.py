@@ -21,6 +21,14 @@ DERIVED = sorted((DATA / "derived").glob("*.json"))
 FIXTURES = json.loads((DATA / "real" / "templates.json").read_text(encoding="utf-8"))
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _unregister() -> Any:
+    yield
+    for name in [n for n in formats.names() if n.startswith("t_derived_")]:
+        formats.unregister(name)
+    registered.cache_clear()
+
+
 @cache
 def registered(path: Path) -> tuple[str, dict[str, Any]]:
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -59,7 +59,12 @@ class Derivation:
 _CACHE: dict[str, Derivation] = {}
 
 
-def clear_cache() -> None:
+def clear_cache(*, unregister: bool = False) -> None:
+    """Forget cached derivations; with ``unregister``, also remove their formats from the catalog."""
+    if unregister:
+        for name in {d.name for d in _CACHE.values()}:
+            if name in formats.names():
+                formats.unregister(name)
     _CACHE.clear()
 
 
@@ -69,13 +74,15 @@ def _key(template: str, tokens: Iterable[str], options: Mapping[str, Any]) -> st
     return h.hexdigest()
 
 
-def _register(decl: Declaration) -> Declaration:
-    """Register under a name fixed by the content, so equal derivations share one catalog entry."""
+def _register(decl: Declaration) -> tuple[Declaration, bool]:
+    """Register under a name fixed by the content, so equal derivations share one catalog entry; and
+    whether this call added it."""
     digest = hashlib.sha256(json.dumps(decl.to_dict(), sort_keys=True).encode("utf-8")).hexdigest()[:12]
     decl = dataclasses.replace(decl, name=f"derived_{digest}")
-    if decl.name not in formats.names():
-        formats.register(decl)
-    return decl
+    if decl.name in formats.names():
+        return decl, False
+    formats.register(decl)
+    return decl, True
 
 
 def derive(
@@ -139,21 +146,22 @@ def _derive(
     except (RenderError, ProbeError) as exc:
         raise DeriveError(str(exc)) from exc
     analysis: Analysis = analyse(probes, markers, "derived")
-    decl = _register(analysis.declaration)
     thinking_off = options.get("enable_thinking") is False or options.get("thinking") is False
     primed = analysis.primed_off if thinking_off else analysis.primed_on
-    close = decl.reasoning[0].close if decl.reasoning else None
-    samples: dict[str, str] = {}
-    checks: list[Check] = []
+    close = analysis.declaration.reasoning[0].close if analysis.declaration.reasoning else None
+    samples = {
+        probe.id: sample_output(probes.gen[probe.id], analysis.end_of_turn, analysis.primed_on, close)
+        for probe in PROBES
+        if probe.id in probes.gen
+    }
+    # The one-call sample is the format's example (``streamparse formats``, ``describe``).
+    decl, added = _register(dataclasses.replace(analysis.declaration, example=samples["call"]))
     config = checker(decl.name, primed=analysis.primed_on)
-    for probe in PROBES:
-        gen = probes.gen.get(probe.id)
-        if gen is None:
-            continue
-        sample = samples[probe.id] = sample_output(gen, analysis.end_of_turn, analysis.primed_on, close)
-        checks.append(check_probe(config, probe, sample))
+    checks = [check_probe(config, probe, samples[probe.id]) for probe in PROBES if probe.id in samples]
     failed = [c for c in checks if not c.ok and c.probe in CORE_PROBES]
     if failed:
+        if added:  # a format that does not read its own template back is not left in the catalog
+            formats.unregister(decl.name)
         why = "; ".join(f"{c.probe}: {c.detail}" for c in failed)
         raise DeriveError(f"the derived format does not read the template's own renders back ({why})")
     warnings = tuple(f"{c.probe}: {c.detail}" for c in checks if not c.ok)
