@@ -25,7 +25,7 @@ _SHAPES = (
     r"<\|[^|<>\n]{1,40}\|>",  # <|im_end|>
     r"<｜[^｜<>\n]{1,40}｜>",  # <｜tool▁sep｜>
     r"</?[^\s<>\"'=|｜]{1,48}>",  # <tool_call>, </seed:think>, <minimax:tool_call>
-    r"</?｜[^\s<>\"'=｜]{1,20}｜[^\s<>\"'=]{0,40}>",  # </｜DSML｜parameter>
+    r"</?｜[^\s<>\"'=｜]{1,20}｜ ?[^\s<>\"'=]{0,40}>",  # </｜DSML｜parameter>, </｜DSML｜ parameter>
     r"\[/?[A-Z][A-Z_]{1,30}\]",  # [TOOL_CALLS], [/INST]
     r"◁[^◁▷\s]{1,32}▷",  # ◁think▷
     r"【[^【】\s]{1,32}】",
