@@ -172,6 +172,7 @@ class Model:
 # Not here: the SmolLM3, Granite 3.3, LFM2-8B and R1-Distill-Llama templates in that folder never render an
 # assistant's tool_calls.
 IM_END = ("<|im_end|>",)
+_HY3_PLAIN = "the tokenizer writes <tool_calls>/<tool_call> without a suffix, other families' openers: the preset"
 MODELS: list[Model] = [
     Model("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "NousResearch/Hermes-2-Pro-Llama-3-8B", IM_END),
     Model("NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja", "NousResearch/Hermes-3-Llama-3.1-8B", IM_END),
@@ -300,6 +301,25 @@ MODELS: list[Model] = [
         ("</s>",),
         not_auto="a 'function call' role header opens the call: only the preset reads it",
         skip=(("two_calls", "the template renders only an assistant's first call"),),
+    ),
+    Model("GigaChat3.5.jinja", "ai-sage/GigaChat3.5-Lightning", ("</s>",)),
+    Model(
+        "GigaChat3.5.jinja",
+        "ai-sage/GigaChat3.5-Lightning",
+        ("</s>",),
+        kwargs={"reasoning": True},
+        reasoning=True,
+        variant="reasoning",
+    ),
+    Model("tencent-Hy3-preview.jinja", "tencent/Hy3-preview", ("<｜hy_eos｜>",), not_auto=_HY3_PLAIN),
+    Model(
+        "tencent-Hy3-preview.jinja",
+        "tencent/Hy3-preview",
+        ("<｜hy_eos｜>",),
+        kwargs={"reasoning_effort": "high", "interleaved_thinking": True},
+        reasoning=True,
+        variant="reasoning_high",
+        not_auto=_HY3_PLAIN,
     ),
 ]
 

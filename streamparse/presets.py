@@ -300,7 +300,7 @@ THINKING_PRIMES = frozenset(
     {
         "qwen3.5", "qwen3-thinking", "qwq", "deepseek-v3.1", "deepseek-v3.2", "deepseek-v3.2-exp",
         "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
-        "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
+        "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano", "minicpm5",
     }
 )  # fmt: skip
 _THINKING_KEYS = ("enable_thinking", "thinking")

@@ -12,7 +12,17 @@ import pytest
 from declared_examples import EXAMPLES
 
 from streamparse import formats
-from streamparse.formats import Call, Declaration, HeaderName, JsonArgs, JsonName, Reasoning, Section, TaggedArgs
+from streamparse.formats import (
+    Call,
+    Declaration,
+    HeaderName,
+    IdSpec,
+    JsonArgs,
+    JsonName,
+    Reasoning,
+    Section,
+    TaggedArgs,
+)
 
 
 @pytest.mark.parametrize("key", list(EXAMPLES))
@@ -166,3 +176,8 @@ def test_register_takes_a_declaration_and_reads_its_auto_flag() -> None:
     finally:
         formats.unregister("x_auto")
     assert formats.declaration_of("hermes") is None
+
+
+def test_an_id_ends_with_its_own_marker() -> None:
+    with pytest.raises(ValueError, match=r"^id\.end: must differ from name\.end"):
+        Call("<c>", "</c>", HeaderName("|"), JsonArgs(), id=IdSpec("before_name", "|"))

@@ -271,3 +271,23 @@ def test_every_declared_family_is_a_catalog_format_with_its_declaration() -> Non
         spec = formats.get(decl.name)
         assert spec.opt_in == (not decl.auto)
         assert calls(parse(spec.example, formats=[decl.name])), decl.name
+
+
+def test_k3_arguments_may_be_one_json_element() -> None:
+    # Kimi-K3.jinja writes <|open|>json type="object"<|sep|>...<|close|>json<|sep|> for string arguments.
+    text = (
+        '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>json type="object"<|sep|>'
+        '{"city": "Paris", "days": 2}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>'
+    )
+    result = check_stream(text, formats=["kimi_k3"], tools=TOOLS)
+    assert calls(result) == [("get_weather", {"city": "Paris", "days": 2})]
+    assert result.text == "" and not result.rejected
+
+
+def test_minicpm5_reads_python_reprs_by_the_schema_and_thinks_when_asked() -> None:
+    # MiniCPM5's template writes values with Jinja's `~`: Python reprs for non-strings.
+    tools = {"f": {"type": "object", "properties": {"b": {"type": "boolean"}, "o": {"type": "object"}}}}
+    text = '<function name="f"><param name="b">True</param><param name="o">{\'a\': None}</param></function>'
+    assert calls(check_stream(text, formats=["minicpm5"], tools=tools)) == [("f", {"b": True, "o": {"a": None}})]
+    assert start_in_reasoning_for("openbmb/MiniCPM5-8B", {"enable_thinking": True})
+    assert not start_in_reasoning_for("openbmb/MiniCPM5-8B")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from declared_examples import EXAMPLES, TOOLS, Example
-from invariants import calls, check_stream, reasons
+from invariants import calls, check_stream, reasons, released_after_each_char
 
 from streamparse import formats
 
@@ -110,3 +110,11 @@ def test_a_declared_json_list_holds_only_calls() -> None:
     assert reasons(result) == ["malformed"]  # type: ignore[arg-type]
     empty = _check(ex, ex.output.replace('{"now": {}}', "{}"))
     assert reasons(empty) == ["malformed"]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key", [k for k, ex in EXAMPLES.items() if ex.output.startswith("Sure. ")])
+def test_text_before_a_declared_call_is_released_before_the_call_arrives(key: str) -> None:
+    ex = EXAMPLES[key]
+    released = released_after_each_char(ex.output, formats=[ex.decl.name], tools=TOOLS)
+    # Once "Sure." is in, it is out: no declared opener starts with "Sure.".
+    assert released[len("Sure.") - 1].startswith("Sure.")

@@ -115,6 +115,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     header = header_pattern(name, id_end)
     args = call.arguments
     syntax = tag_syntax(args, call.close or "") if isinstance(args, TaggedArgs) else None
+    json_block = args.json_block if isinstance(args, TaggedArgs) else None
+    block_open = (json_block.open,) if json_block is not None else ()
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -123,6 +125,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         if not m:
             if m is False and final and _header_prefix(buf, e, name.attribute is not None):
                 return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
+            if m is None and not _header_prefix(buf, e, name.attribute is not None):
+                return False  # prose after a shared opener: released now, not held for LOOKAHEAD
             return m
         end = m.end()
         call_id = (m.group("id") or None) if id_end is not None else None
@@ -135,23 +139,35 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         tool = _unescape(m.group("name").strip(), name.escapes)
         if not tool:
             return False
+        body: JsonArgs
         if syntax is not None:
             j = after_ws(buf, end, final)
             if j is None or isinstance(j, bool):
                 if j is False and final:
                     return cut_off(eng, s, fmt, final)
                 return j
-            results = [starts_or_prefix(buf, j, w) for w in (syntax.param_open, syntax.call_close)]
+            results = [starts_or_prefix(buf, j, w) for w in (syntax.param_open, syntax.call_close, *block_open)]
             if not any(results):
                 if None in results:  # the stream may still (or, at its end, did) cut the first tag
                     return cut_off(eng, s, fmt, final)
                 return False
-            eng.begin_call(fmt, s)
-            eng.set_name(tool, call_id)
-            eng.pos = end
-            eng.push(TagCallState(syntax))
-            return True
-        assert isinstance(args, JsonArgs)
+            if not results[-1] or not block_open:
+                eng.begin_call(fmt, s)
+                eng.set_name(tool, call_id)
+                eng.pos = end
+                eng.push(TagCallState(syntax))
+                return True
+            assert json_block is not None
+            body = json_block  # the arguments as one JSON object instead of elements
+        else:
+            assert isinstance(args, JsonArgs)
+            body = args
+        return _json_args(eng, s, end, final, body, tool, call_id)
+
+    def _json_args(
+        eng: Engine, s: int, end: int, final: bool, args: JsonArgs, tool: str, call_id: str | None
+    ) -> Decision:
+        buf = eng.buf
         if args.open:
             j = after_ws(buf, end, final)
             if j is None or isinstance(j, bool):

@@ -35,6 +35,7 @@ from .declaration_base import (
     check_end,
     check_field,
     check_marker,
+    check_spellings,
     check_text,
     fail,
 )
@@ -180,7 +181,8 @@ class TaggedArgs(Part):
     value of that attribute in the element's header (``<param name="K">``, K3's ``<|open|>argument key="K"
     type="T"<|sep|>``); ``type_attribute``: an attribute giving the value's JSON type (``string`` means raw
     text, anything else JSON); ``string_attribute``: DSML's ``string="true|false"``; ``attribute_escapes``:
-    attribute values are XML-escaped. ``values``: how each value is written.
+    attribute values are XML-escaped. ``values``: how each value is written. ``json_block``: the call may
+    hold one JSON arguments object between these markers instead (K3's ``<|open|>json type="object"<|sep|>``).
     """
 
     open: str
@@ -192,6 +194,7 @@ class TaggedArgs(Part):
     string_attribute: str | None = None
     attribute_escapes: Escapes = "none"
     values: Values = Values()
+    json_block: JsonArgs | None = None
 
     kind: ClassVar[str] = "tagged"
 
@@ -218,6 +221,10 @@ class TaggedArgs(Part):
         if not isinstance(self.values, Values):
             raise fail(path + "values", "must be a Values")
         self.values.check(path + "values.")
+        if self.json_block is not None:
+            if not isinstance(self.json_block, JsonArgs) or not self.json_block.open:
+                raise fail(path + "json_block", "must be a JsonArgs with open and close markers")
+            self.json_block.check(path + "json_block.")
 
 
 @dataclass(frozen=True)
@@ -239,15 +246,6 @@ NameSpec: TypeAlias = Union[JsonName, HeaderName]  # noqa: UP007 (a runtime alia
 ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs]  # noqa: UP007
 
 
-def _spellings(path: str, values: object, other: str) -> None:
-    if not isinstance(values, tuple):
-        raise fail(path, "must be a list of markers")
-    for i, m in enumerate(values):
-        check_marker(f"{path}[{i}]", m)
-        if m == other:
-            raise fail(f"{path}[{i}]", f"repeats {m!r}")
-
-
 @dataclass(frozen=True)
 class Call(Part):
     """How one call is written. ``open`` begins it (``""`` only for JSON calls inside a section: the
@@ -267,7 +265,7 @@ class Call(Part):
 
     def check(self, path: str) -> None:
         check_marker(path + "open", self.open, empty=True)
-        _spellings(path + "also_open", self.also_open, self.open)
+        check_spellings(path + "also_open", self.also_open, self.open)
         check_marker(path + "close", self.close, optional=True)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
@@ -288,6 +286,8 @@ class Call(Part):
             if not isinstance(self.id, IdSpec):
                 raise fail(path + "id", "must be an IdSpec")
             self.id.check(path + "id.")
+            if isinstance(self.name, HeaderName) and self.id.end == self.name.end:
+                raise fail(path + "id.end", "must differ from name.end (it ends the id, not the name)")
         if not self.open and not isinstance(self.name, JsonName):
             raise fail(path + "open", "only JSON calls inside a section may have no opener")
 
@@ -309,8 +309,8 @@ class Section(Part):
     def check(self, path: str) -> None:
         check_marker(path + "open", self.open)
         check_marker(path + "close", self.close, optional=True)
-        _spellings(path + "separators", self.separators, self.open)
-        _spellings(path + "also_open", self.also_open, self.open)
+        check_spellings(path + "separators", self.separators, self.open)
+        check_spellings(path + "also_open", self.also_open, self.open)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
 
@@ -463,6 +463,7 @@ _PARTS: dict[str, Any] = {
     "section": Section,
     "content": Wrapper,
     "values": Values,
+    "json_block": JsonArgs,
     "id": IdSpec,
     "reasoning": [Reasoning],
 }

@@ -46,6 +46,16 @@ def check_end(path: str, value: object) -> None:
     check_marker(path, value)
 
 
+def check_spellings(path: str, values: object, other: str) -> None:
+    """A list of markers, none repeating ``other`` (another spelling of an opener, a separator)."""
+    if not isinstance(values, tuple):
+        raise fail(path, "must be a list of markers")
+    for i, m in enumerate(values):
+        check_marker(f"{path}[{i}]", m)
+        if m == other:
+            raise fail(f"{path}[{i}]", f"repeats {m!r}")
+
+
 def check_choice(path: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise fail(path, f"must be one of {allowed}, got {value!r}")

@@ -28,7 +28,8 @@ _O, _C, _S = "<|open|>", "<|close|>", "<|sep|>"
 
 # Kimi K3 "XTML": channels and elements framed by <|open|>NAME attrs<|sep|> ... <|close|>NAME<|sep|>.
 # Attribute values are XML-escaped (& and "), argument bodies are raw; type="string" is text, any other
-# type JSON. The prompt opens the think channel when thinking is on, the response channel when it is off.
+# type JSON; arguments the client sent as a JSON string are one json element instead. The prompt opens
+# the think channel when thinking is on, the response channel when it is off.
 KIMI_K3 = Declaration(
     "kimi_k3",
     Call(
@@ -43,6 +44,7 @@ KIMI_K3 = Declaration(
             type_attribute="type",
             attribute_escapes="xml",
             values=Values(whitespace="verbatim"),
+            json_block=JsonArgs(f'{_O}json type="object"{_S}', f"{_C}json{_S}"),
         ),
     ),
     section=Section(f"{_O}tools{_S}", f"{_C}tools{_S}"),
@@ -166,14 +168,15 @@ LONGCAT = Declaration(
     auto=True,
 )
 
-# MiniCPM5: <function name="NAME"><param name="K">V</param></function>; values are trimmed.
+# MiniCPM5: <function name="NAME"><param name="K">V</param></function>; the template writes each value with
+# Jinja's `~` (Python's str: True, {'a': 1}), read back by the schema; values are trimmed.
 MINICPM5 = Declaration(
     "minicpm5",
     Call(
         "<function",
         "</function>",
         HeaderName(">", attribute="name"),
-        TaggedArgs("<param", ">", "</param>", key_attribute="name", values=Values(whitespace="strip")),
+        TaggedArgs("<param", ">", "</param>", key_attribute="name", values=Values(others="raw", whitespace="strip")),
     ),
     models="MiniCPM5 (OpenBMB)",
     notes="a plain <function> element: active where named (presets), not in auto",
