@@ -51,6 +51,7 @@ LLAMA_CPP: dict[str, str] = {
     "Qwen-Qwen2.5-7B-Instruct.jinja": "autoparser + workaround",
 }
 RATES_BEGIN, RATES_END = "<!-- rates:begin -->", "<!-- rates:end -->"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real" / "templates.json"
 USER = [{"role": "user", "content": "Please help me with this task."}]
 VARIABLES = {"tools": TOOLS, "bos_token": "<s>", "eos_token": "</s>", "enable_thinking": True, "thinking": True}
 
@@ -150,16 +151,36 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         failures={s: w or p for s, w, p in results if w or p},
     )
     named = dataclasses.replace(decl, name=data_name(path.stem), models=source.get("repo", "") and path.stem)
+    fixture_models = sorted({m.model_id for m in MODELS if m.template == path.name})
     data = {
         "template": path.name,
         "source": {k: source.get(k, "") for k in ("repo", "path", "commit")},
         "primed": derivation.primed,
         # tests/data/real/templates.json renders these model ids from the same template file
-        "fixture_models": sorted({m.model_id for m in MODELS if m.template == path.name}),
+        "fixture_models": fixture_models,
         "declaration": named.to_dict(),
         "cases": cases,
+        # Fixture variants rendered with other template options: the declaration derived with those options.
+        "variants": variants(src, fixture_models, named.name),
     }
     return row, data
+
+
+def variants(src: str, models: list[str], name: str) -> list[dict[str, Any]]:
+    if not models or not FIXTURES.exists():
+        return []
+    cases = json.loads(FIXTURES.read_text(encoding="utf-8"))["cases"]
+    kwargs_seen = {json.dumps(c["chat_template_kwargs"], sort_keys=True) for c in cases if c["model"] in models}
+    out = []
+    for text in sorted(kwargs_seen - {"{}"}):
+        kwargs = json.loads(text)
+        try:
+            derivation = derive(src, chat_template_kwargs=kwargs)
+        except DeriveError:
+            continue
+        decl = dataclasses.replace(derivation.declaration, name=name)
+        out.append({"chat_template_kwargs": kwargs, "primed": derivation.primed, "declaration": decl.to_dict()})
+    return out
 
 
 def structure(decl: Any) -> str:

@@ -30,13 +30,20 @@ def _unregister() -> Any:
 
 
 @cache
-def registered(path: Path) -> tuple[str, dict[str, Any]]:
+def registered(path: Path, variant: int = -1) -> tuple[str, dict[str, Any]]:
+    """The committed declaration (or its ``variant``-th, derived with other template options), registered."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    decl = formats.load(data["declaration"])
-    name = f"t_{decl.name}"
+    decl = formats.load(data["declaration"] if variant < 0 else data["variants"][variant]["declaration"])
+    name = f"t_{decl.name}" + (f"_v{variant}" if variant >= 0 else "")
     if name not in formats.names():
         formats.register(dataclasses.replace(decl, name=name))
     return name, data
+
+
+def _variant(path: Path, kwargs: dict[str, Any]) -> int:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    found = [i for i, v in enumerate(data.get("variants", [])) if v["chat_template_kwargs"] == kwargs]
+    return found[0] if found else -1
 
 
 def _check(name: str, output: str, expected: dict[str, Any], primed: bool) -> None:
@@ -74,5 +81,6 @@ FIXTURE_CASES = [
 
 @pytest.mark.parametrize("path, case", FIXTURE_CASES, ids=[c["id"] for _, c in FIXTURE_CASES])
 def test_a_derived_declaration_parses_the_real_template_fixtures_of_its_model(path: Path, case: dict[str, Any]) -> None:
-    name, _ = registered(path)
+    # Rendered with other options (thinking off, a reasoning effort): the declaration derived with them.
+    name, _ = registered(path, _variant(path, case["chat_template_kwargs"]))
     _check(name, case["generated"], case["expected"], case["primed_reasoning"])

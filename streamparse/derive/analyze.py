@@ -197,6 +197,8 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         regions[key] = strip_ws(region)
     shape = analyse_calls(regions, markers)
     control = _control_tokens(strip_ws(end), markers)
+    if shape.trailing:  # an end-of-turn token only call turns write
+        control = tuple(dict.fromkeys((*control, *_control_tokens(shape.trailing, markers))))
     decl = Declaration(
         name,
         shape.call,

@@ -37,6 +37,8 @@ class CallShape:
     call: Call
     section: Section | None
     notes: list[str] = field(default_factory=list)
+    trailing: str = ""
+    """Markup after the section's own closer (an end-of-turn token only call turns write)."""
 
 
 @dataclass(slots=True)
@@ -416,6 +418,12 @@ def _assemble(
     header_end: str = "",
 ) -> CallShape:
     s_open, c_open, c_close, s_close = strip_ws(sec_open), call_open, strip_ws(call_close), strip_ws(sec_close)
+    trailing = ""
+    pair = re.fullmatch(r"<([\w:.\-]+)>", s_open)
+    if pair and s_close.startswith(f"</{pair.group(1)}>") and len(s_close) > len(pair.group(1)) + 3:
+        # ``</tool_calls><｜hy_eos｜>``: the XML pair closes the section; the rest ends the turn.
+        cut = len(pair.group(1)) + 3
+        s_close, trailing = s_close[:cut], strip_ws(s_close[cut:])
     separator = strip_ws(sep)
     section: Section | None = None
     if s_open:
@@ -428,7 +436,7 @@ def _assemble(
             raise DeriveError("calls: a JSON call without any marker before it (unmarked JSON is not derived)")
         if section is None:
             section, open_, c_close = _nest(open_, c_close, markers) or (None, open_, c_close)
-        return CallShape(Call(open_, c_close or None, json_name), section, notes)
+        return CallShape(Call(open_, c_close or None, json_name), section, notes, trailing)
     open_, prefix, attribute = _header_open(c_open, markers)
     end_text = header_end
     if attribute:
@@ -446,7 +454,7 @@ def _assemble(
     name = HeaderName(end=end, prefix=prefix, suffix_pattern=suffix_pattern, attribute=attribute)
     if isinstance(args, TaggedArgs) and not c_close:
         raise DeriveError("calls: tagged arguments need a marker that closes the call")
-    return CallShape(Call(open_, c_close or None, name, args, ident), section, notes)
+    return CallShape(Call(open_, c_close or None, name, args, ident), section, notes, trailing)
 
 
 def _nest(open_: str, close: str, markers: Markers) -> tuple[Section, str, str] | None:
