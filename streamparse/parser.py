@@ -98,6 +98,8 @@ class StreamParser:
 
         preset = preset_for(model_id)
         found = _template_for(model_id, chat_template) if template_first or not preset.matched else None
+        if found is None and chat_template is not None and (template_first or not preset.matched):
+            log.warning("streamparse: no chat template found in %s", chat_template[:200])
         if found is not None and "formats" not in options:
             special = options.pop("special_tokens", None)  # the {id: text} table of token input, if any
             try:
