@@ -168,3 +168,19 @@ def test_a_model_downloaded_to_the_hugging_face_cache_is_derived_by_its_id(
     assert parser.derivation is not None
     assert parser.derivation.declaration.call.open == "<<fn>>"
     assert StreamParser.for_model("acme/not-downloaded").derivation is None
+
+
+def test_a_tokenizer_config_gives_the_default_named_template_and_its_special_tokens(tmp_path: Path) -> None:
+    from streamparse.derive.model_dir import read_template
+
+    config = {
+        "chat_template": [{"name": "default", "template": "{{ 1 }}"}, {"name": "rag", "template": "{{ 2 }}"}],
+        "eos_token": {"content": "<|e|>", "special": True},
+        "added_tokens_decoder": {"7": {"content": "<|u|>", "special": True}},
+    }
+    (tmp_path / "tokenizer_config.json").write_text(__import__("json").dumps(config), encoding="utf-8")
+    found = read_template(tmp_path)
+    assert found is not None and found.template == "{{ 1 }}"
+    assert found.special_tokens["eos_token"] == {"content": "<|e|>", "special": True}
+    (tmp_path / "chat_template.jinja").write_text("{{ 3 }}", encoding="utf-8")
+    assert read_template(tmp_path).template == "{{ 3 }}"  # type: ignore[union-attr]  # the .jinja file wins
