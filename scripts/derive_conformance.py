@@ -130,7 +130,8 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         except RenderError:
             continue
         gen = full[common_prefix(prompt, full, markers) :]
-        output = sample_output(gen, derivation.end_of_turn, derivation.primed, close)
+        names = [n for n, _ in scenario.calls] if derivation.calls_after_end else []
+        output = sample_output(gen, derivation.end_of_turn, derivation.primed, close, names)
         if unrendered(output, scenario):  # the template drops the content, reasoning or a call of this turn
             continue
         want = {

@@ -54,6 +54,8 @@ class Derivation:
     """The template requires call ids (nine alphanumerics satisfied it)."""
     flat_tools: bool = False
     """The template reads the tool list without OpenAI's ``function`` envelope."""
+    calls_after_end: bool = False
+    """Calls come as messages of their own after the end-of-turn marker (GigaChat 3)."""
 
 
 _CACHE: dict[str, Derivation] = {}
@@ -150,7 +152,13 @@ def _derive(
     primed = analysis.primed_off if thinking_off else analysis.primed_on
     close = analysis.declaration.reasoning[0].close if analysis.declaration.reasoning else None
     samples = {
-        probe.id: sample_output(probes.gen[probe.id], analysis.end_of_turn, analysis.primed_on, close)
+        probe.id: sample_output(
+            probes.gen[probe.id],
+            analysis.end_of_turn,
+            analysis.primed_on,
+            close,
+            [n for n, _ in probe.calls] if analysis.calls_after_end else [],
+        )
         for probe in PROBES
         if probe.id in probes.gen
     }
@@ -177,4 +185,5 @@ def _derive(
         probes.args_as_string,
         probes.with_ids,
         probes.flat_tools,
+        analysis.calls_after_end,
     )

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 from ..formats import Declaration, Reasoning, Wrapper
 from .calls import DeriveError, analyse_calls
-from .probes import CONTENT, REASONING, Probes
+from .probes import CONTENT, PROBES, REASONING, Probes
 from .text import Markers, common_prefix, common_suffix, strip_ws
+from .verify import cut_turn
 
 __all__ = ["Analysis", "analyse"]
 
@@ -30,6 +31,8 @@ class Analysis:
     primed_off: bool
     end_of_turn: str
     notes: list[str] = field(default_factory=list)
+    calls_after_end: bool = False
+    """Calls come as messages of their own after the end-of-turn marker (the turn ends after them)."""
 
 
 def _pieces(text: str, markers: Markers) -> list[tuple[int, int]]:
@@ -175,7 +178,12 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         raise DeriveError("calls: the template renders no tool calls")
     end = _end_of_turn([g for k, g in probes.gen.items() if k in ("text", "call", "call2")], markers)
     # The model stops at the first end of its turn; whatever a template renders after it is not output.
-    bodies = {k: (g[: g.index(end)] if end and end in g else g) for k, g in probes.gen.items()}
+    # A template that writes a call as a message of its own after the end marker (GigaChat 3): the turn
+    # goes on to the end marker after the calls. Otherwise the model stops at the first one.
+    call = probes.gen["call"]
+    after_end = bool(end) and end in call and call.find("zqfirst") > call.find(end)
+    names = {p.id: [n for n, _ in p.calls] if after_end else [] for p in PROBES}
+    bodies = {k: cut_turn(g, end, names[k]) for k, g in probes.gen.items()}
     reasoning, notes = _reasoning(probes, bodies, markers)
     content = _content(bodies.get("text", ""), reasoning)
     text_body = bodies.get("text", "")
@@ -186,6 +194,8 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         b = bodies[key]
         n = common_prefix(text_body, b, markers) if CONTENT in text_body else 0
         region = strip_ws(b[n:])
+        if end and region.startswith(strip_ws(end)):  # the text's message ends, the call's begins
+            region = strip_ws(region[len(strip_ws(end)) :])
         if reasoning is not None and reasoning.open and region.startswith(reasoning.open):
             rest = region[len(reasoning.open) :].lstrip()  # an empty reasoning block the template writes
             if rest.startswith(reasoning.close):
@@ -210,4 +220,4 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     )
     primed = bool(reasoning and reasoning.primed)
     off_primed = bool(primed and reasoning and strip_ws(probes.prompt_off).endswith(reasoning.open or "\0"))
-    return Analysis(decl, primed, off_primed, strip_ws(end), notes + shape.notes)
+    return Analysis(decl, primed, off_primed, strip_ws(end), notes + shape.notes, after_end)

@@ -16,7 +16,7 @@ from ..core.engine import Engine
 from ..events import Event, ParseResult
 from .probes import CHECK_TOOLS, PROBES, Probe
 
-__all__ = ["Check", "checker", "sample_output", "check_probe", "parse_with"]
+__all__ = ["Check", "checker", "cut_turn", "sample_output", "check_probe", "parse_with"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +45,20 @@ def parse_with(config: Config, text: str, chunks: Iterable[str] | None = None) -
     return ParseResult.from_events(events)
 
 
-def sample_output(gen: str, end_of_turn: str, primed: bool, close: str | None) -> str:
+def cut_turn(gen: str, end_of_turn: str, names: Iterable[str] = ()) -> str:
+    """The render up to the end of the model's turn: the first end-of-turn marker after the last call name
+    (GigaChat 3 writes a call as a message after the one that ends with the same separator)."""
+    if not end_of_turn or end_of_turn not in gen:
+        return gen
+    after = max((gen.rfind(n) + len(n) for n in names if n in gen), default=0)
+    at = gen.find(end_of_turn, after)
+    return gen[: at if at >= 0 else gen.index(end_of_turn)]
+
+
+def sample_output(gen: str, end_of_turn: str, primed: bool, close: str | None, names: Iterable[str] = ()) -> str:
     """What a model writes for a probe: the render up to the end of the turn; a primed model closes its
     (empty) reasoning itself where the template leaves the closer out."""
-    if end_of_turn and end_of_turn in gen:
-        gen = gen[: gen.index(end_of_turn)]
+    gen = cut_turn(gen, end_of_turn, names)
     if primed and close and close not in gen:
         gen = close + "\n\n" + gen
     return gen
