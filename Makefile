@@ -49,6 +49,7 @@ bench: $(STAMP)  ## all the performance figures: run, pathological, call memory,
 	$(BIN)/python benchmarks/pathological.py
 	$(BIN)/python benchmarks/call_memory.py
 	$(BIN)/python benchmarks/proxy.py
+	$(BIN)/python benchmarks/derive.py $(if $(TEMPLATES),--templates $(TEMPLATES),)
 
 # Bytes a buffered call holds per argument character, at chunkings from 1 character up (tracemalloc, ~20 s).
 bench-memory: $(STAMP)  ## bytes a buffered call holds per argument character (~20 s)

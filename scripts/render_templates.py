@@ -12,9 +12,10 @@ difference: the text the model generates after the prompt, minus the end-of-turn
 fixture records that text with the calls, visible text and reasoning it must parse to. A scenario the template
 cannot express (no reasoning slot, a template that rejects the turn) is skipped and listed on stderr.
 
-Rendering follows ``transformers``' ``apply_chat_template``: a sandboxed environment with ``trim_blocks``
-and ``lstrip_blocks``, ``loopcontrols``, ``tojson`` without ASCII escaping, ``raise_exception`` and
-``strftime_now``.
+Rendering is the library's (``streamparse.derive.render.Renderer``), which follows ``transformers``'
+``apply_chat_template``: a sandboxed environment with ``trim_blocks`` and ``lstrip_blocks``, ``loopcontrols``,
+``tojson`` without ASCII escaping, ``raise_exception`` and ``strftime_now`` (fixed here, for reproducible
+fixtures), bounded in time and output.
 """
 
 from __future__ import annotations
@@ -27,9 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jinja2
-from jinja2.ext import Extension
-from jinja2.sandbox import SandboxedEnvironment
+from streamparse.derive.render import Renderer
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -383,45 +382,16 @@ def call_id(style: str, name: str, index: int) -> str:
     return f"call_{index}"
 
 
-class GenerationTag(Extension):
-    """``{% generation %}...{% endgeneration %}`` (transformers marks assistant spans with it): renders the body."""
-
-    tags = {"generation"}
-
-    def parse(self, parser: Any) -> Any:
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        return jinja2.nodes.Scope(body, lineno=lineno)
+# Fixed dates so that the fixtures do not change with the day they are rendered on.
+FIXED_GLOBALS: dict[str, Any] = {
+    "strftime_now": lambda fmt: "26 Jul 2024",
+    "datetime": "2024-07-26",  # firefunction-v2 prints it
+}
 
 
-def environment() -> SandboxedEnvironment:
-    # Mutable sandbox: some templates call list.append through ``set _ = ...``, which transformers allows.
-    env = SandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols", GenerationTag]
-    )
-
-    def plain(x: Any) -> Any:
-        if isinstance(x, dict):
-            return {k: plain(v) for k, v in x.items()}
-        if isinstance(x, list | tuple) or hasattr(x, "__next__"):
-            return [plain(v) for v in x]
-        return x
-
-    def tojson(
-        x: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None, sort_keys: bool = False
-    ) -> str:
-        return json.dumps(
-            plain(x), ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
-        )
-
-    def raise_exception(message: str) -> None:
-        raise jinja2.exceptions.TemplateError(message)
-
-    env.filters["tojson"] = tojson
-    env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = lambda fmt: "26 Jul 2024"
-    env.globals["datetime"] = "2024-07-26"  # firefunction-v2 prints it
-    return env
+def renderer(source: str) -> Renderer:
+    """The library's renderer (streamparse.derive.render): transformers' sandbox, bounded."""
+    return Renderer(source, globals=FIXED_GLOBALS)
 
 
 def messages_for(scenario: Scenario, model: Model) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -466,7 +436,7 @@ def tools_for(model: Model) -> list[dict[str, Any]]:
     return out
 
 
-def generated(template: jinja2.Template, model: Model, scenario: Scenario) -> tuple[str, bool] | None:
+def generated(template: Renderer, model: Model, scenario: Scenario) -> tuple[str, bool] | None:
     """The model's part of the turn, and whether the prompt leaves the model inside an open ``<think>``."""
     prompt, turn = messages_for(scenario, model)
     tools = tools_for(model)
@@ -570,7 +540,6 @@ def main(argv: list[str] | None = None) -> int:
         help="render only the models whose id matches (repeatable); the other cases of --out are kept",
     )
     args = ap.parse_args(argv)
-    env = environment()
     cases: list[dict[str, Any]] = []
     only = [re.compile(p) for p in args.only]
     earlier = json.loads(args.out.read_text(encoding="utf-8"))["cases"] if args.out.exists() else []
@@ -584,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"missing template {model.template}: kept {len(kept)} earlier cases", file=sys.stderr)
             cases.extend(kept)
             continue
-        template = env.from_string(path.read_text(encoding="utf-8"))
+        template = renderer(path.read_text(encoding="utf-8"))
         before = len(cases)
         for scenario in SCENARIOS:
             if scenario.reasoning and not model.reasoning:

@@ -87,6 +87,7 @@ class StreamParser:
             # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
             self.feed = self._engine.feed  # type: ignore[method-assign]
         self.preset: Any = None
+        self.derivation: Any = None  # from_chat_template: the streamparse.derive.Derivation
         self._readers: dict[int, PartialJson] = {}  # calls whose snapshot was asked for: their arguments so far
         self._structured: dict[int, Candidate] = {}  # open calls the server structured (open_call)
         if self._config.tools is None:
@@ -94,22 +95,91 @@ class StreamParser:
 
     @classmethod
     def for_model(
-        cls, model_id: str, *, chat_template_kwargs: dict[str, Any] | None = None, **options: Any
+        cls,
+        model_id: str,
+        *,
+        chat_template_kwargs: dict[str, Any] | None = None,
+        chat_template: str | None = None,
+        template_first: bool = False,
+        **options: Any,
     ) -> StreamParser:
         """A parser preset for a model id (Hugging Face, Ollama, OpenRouter, LM Studio spellings).
 
-        Explicit ``options`` win over the preset. Unknown models fall back to ``formats="auto"``. The
-        preset's formats are preferred, not exclusive: formats sharing an opener with them stay on
-        (``formats.siblings``). ``chat_template_kwargs`` (the request's, e.g. ``{"enable_thinking":
-        False}``) decides whether the output starts in reasoning (``presets.start_in_reasoning_for``).
+        Explicit ``options`` win over the preset. The preset's formats are preferred, not exclusive:
+        formats sharing an opener with them stay on (``formats.siblings``). ``chat_template_kwargs`` (the
+        request's, e.g. ``{"enable_thinking": False}``) decides whether the output starts in reasoning
+        (``presets.start_in_reasoning_for``).
+
+        ``model_id`` may be a local model folder (its ``chat_template.jinja`` or ``tokenizer_config.json``
+        supplies the template and special tokens); ``chat_template`` gives a template (text, or a path to
+        a file or folder). A model no preset knows, with a template, gets the format derived from it
+        (:meth:`from_chat_template`; with ``template_first``, even a known one); a template that cannot be
+        analysed logs a warning and falls back to ``formats="auto"``.
         """
+        from .derive.model_dir import template_for
         from .presets import preset_for, start_in_reasoning_for
 
         preset = preset_for(model_id)
+        found = template_for(model_id, chat_template) if template_first or not preset.matched else None
+        if found is None and chat_template is not None and (template_first or not preset.matched):
+            log.warning("streamparse: no chat template found in %s", chat_template[:200])
+        if found is not None and "formats" not in options:
+            special = options.pop("special_tokens", None)  # the {id: text} table of token input, if any
+            try:
+                parser = cls.from_chat_template(
+                    found.template,
+                    special_tokens=special if special is not None else found.special_tokens,
+                    chat_template_kwargs=chat_template_kwargs,
+                    **options,
+                )
+            except ValueError as exc:  # DeriveError: what could not be derived, then the usual fallback
+                log.warning("streamparse: no format derived from %s (%s); using formats='auto'", found.source, exc)
+                if special is not None:
+                    options["special_tokens"] = special
+            else:
+                parser.preset = preset
+                return parser
         options.setdefault("formats", catalog.siblings(preset.formats) if preset.matched else "auto")
         options.setdefault("start_in_reasoning", start_in_reasoning_for(model_id, chat_template_kwargs))
         parser = cls(**options)
         parser.preset = preset
+        return parser
+
+    @classmethod
+    def from_chat_template(
+        cls,
+        template: str,
+        *,
+        tools: Any = None,
+        special_tokens: Any = None,
+        chat_template_kwargs: dict[str, Any] | None = None,
+        **options: Any,
+    ) -> StreamParser:
+        """A parser for the model a chat template belongs to, derived from the template text alone.
+
+        The template is rendered in a bounded sandbox as ``transformers`` renders it, the renders are
+        compared to find each part of the format, and the result is a declaration in the vocabulary of
+        the built-in formats (``parser.derivation.declaration``), checked against the template's own
+        renders. ``special_tokens``: the tokenizer's special tokens (a list of strings, a
+        ``tokenizer_config.json``-style mapping, or the ``{id: text}`` map :meth:`feed_tokens` reads).
+        ``chat_template_kwargs``: the options the prompt is rendered with (``{"enable_thinking": False}``
+        means the output does not start in reasoning). Needs jinja2 (the ``templates`` extra). Raises
+        ``ValueError`` (:class:`streamparse.derive.DeriveError`) naming what could not be derived.
+        """
+        from .derive import derive
+
+        by_id = isinstance(special_tokens, Mapping) and all(isinstance(k, int) for k in special_tokens)
+        derivation = derive(
+            template,
+            special_tokens=list(special_tokens.values()) if by_id else special_tokens,
+            chat_template_kwargs=chat_template_kwargs,
+        )
+        options.setdefault("formats", [derivation.name])
+        options.setdefault("start_in_reasoning", derivation.primed)
+        if by_id:
+            options.setdefault("special_tokens", special_tokens)
+        parser = cls(tools=tools, **options)
+        parser.derivation = derivation
         return parser
 
     # -- the contract ------------------------------------------------------------------------------

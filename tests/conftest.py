@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from typing import Any
 
+import pytest
+
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     # The playground's real-browser tests live in tests_browser/, outside this suite: say so, every run.
@@ -17,3 +19,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         f"browser tests skipped by `make test` (tests_browser/, {here}): run `make test-browser` "
         "(installs chromium + chromium-driver with apt-get as root, and selenium)"
     )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_derived_formats() -> Any:
+    """Formats derived from chat templates are registered in the global catalog; a test module that derived
+    some leaves the catalog as it found it, so catalog-wide checks see the built-in formats only."""
+    yield
+    from streamparse.derive import clear_cache
+
+    clear_cache(unregister=True)

@@ -1,4 +1,4 @@
-"""The ``streamparse`` command: ``demo``, ``parse``, ``formats``, ``serve``.
+"""The ``streamparse`` command: ``demo``, ``parse``, ``formats``, ``serve``, ``template``.
 
 Heavy optional dependencies (rich, starlette, uvicorn, httpx) are imported by the subcommand that needs
 them, so ``streamparse parse`` and ``streamparse formats`` work with the core install alone.
@@ -254,6 +254,12 @@ def cmd_playground(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def _template(args: argparse.Namespace, out: IO[str]) -> int:
+    from .template import cmd_template
+
+    return cmd_template(args, out)
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -288,6 +294,11 @@ def make_argparser() -> argparse.ArgumentParser:
 
     add_arguments(srv)
 
+    tpl = sub.add_parser("template", help="derive a model's format from its chat template (file or model folder)")
+    from .template import add_arguments as template_arguments
+
+    template_arguments(tpl)
+
     pg = sub.add_parser("playground", help="a local page: paste model output, replay it, watch what the parser decides")
     pg.add_argument("--host", default="127.0.0.1")
     pg.add_argument("--port", type=int, default=8765)
@@ -300,7 +311,9 @@ _COMMANDS = {
     "formats": cmd_formats,
     "serve": cmd_serve,
     "playground": cmd_playground,
+    "template": _template,
 }
+
 
 # Third-party modules that only the `cli` extra installs: a command that needs one says which extra to add.
 CLI_EXTRA_MODULES = frozenset({"rich", "httpx", "httpx_sse", "starlette", "uvicorn"})

@@ -12,6 +12,7 @@ which registers the names and then runs ``sglang.launch_server`` with the same a
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 from typing import Any
@@ -23,6 +24,7 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser
 from streamparse import StreamParser, formats
 
 from .session import Piece, RequestSession, split, tool_specs
+from .templates import TEMPLATE_ENV, template_from_argv, template_options
 
 __all__ = ["StreamparseDetector", "register", "DETECTORS", "main"]
 
@@ -58,7 +60,14 @@ class StreamparseDetector(BaseFormatDetector):
         names: Any = list(self.format_names) if self.format_names else "auto"
         # Same engine policy as the vLLM adapter (docs/integrations.md).
         # The request's parameter schemas go with the names: they type the values of string-valued formats.
-        return StreamParser(names, tools=tool_specs(tools), calls_in_reasoning="promote", non_object_args="pass")
+        options: dict[str, Any] = {
+            "tools": tool_specs(tools),
+            "calls_in_reasoning": "promote",
+            "non_object_args": "pass",
+        }
+        if names == "auto" and os.environ.get(TEMPLATE_ENV):  # the served template (see main): zero-config
+            return StreamParser.for_model("", **template_options(), **options)
+        return StreamParser(names, **options)
 
     def has_tool_call(self, text: str) -> bool:
         """Whether ``text`` holds a call this detector accepts (a full parse: the markers alone can lie)."""
@@ -124,6 +133,9 @@ register()
 def main(argv: list[str] | None = None) -> None:
     """``python -m streamparse.integrations.sglang ARGS``: SGLang's server with these detectors registered."""
     sys.argv = ["sglang.launch_server", *(sys.argv[1:] if argv is None else argv)]
+    served = template_from_argv(sys.argv)
+    if served and not os.environ.get(TEMPLATE_ENV):  # the detector has no tokenizer: hand the template over
+        os.environ[TEMPLATE_ENV] = served
     runpy.run_module("sglang.launch_server", run_name="__main__")
 
 

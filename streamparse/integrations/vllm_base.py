@@ -14,6 +14,7 @@ from vllm.renderers.chat_utils import make_tool_call_id
 from streamparse import StreamParser
 
 from .session import Piece
+from .templates import template_options
 
 PREFIX = "streamparse"
 THINK_OPEN = "<think>"
@@ -66,6 +67,7 @@ def make_parser(
     chat_template_kwargs: dict[str, Any] | None = None,
     special_tokens: dict[int, str] | None = None,
     calls_in_reasoning: str = "promote",
+    tokenizer: Any = None,
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
@@ -76,6 +78,8 @@ def make_parser(
         options["start_in_reasoning"] = start_in_reasoning
     if format_names is None:
         # The request's chat_template_kwargs (enable_thinking...) decide primed reasoning with the preset.
+        # An unknown model is parsed with the format derived from its own chat template (zero-config).
+        options.update(template_options(tokenizer))
         return StreamParser.for_model(model or "", chat_template_kwargs=chat_template_kwargs, **options)
     return StreamParser(list(format_names), **options)
 

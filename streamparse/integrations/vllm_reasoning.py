@@ -101,7 +101,7 @@ class StreamparseReasoningParser(ReasoningParser):
         model = getattr(request, "model", None) or self.model
         primed = self._primed(template, model)
         tools = tool_specs(getattr(request, "tools", None))
-        return make_parser(self.format_names, model, tools, primed, template)
+        return make_parser(self.format_names, model, tools, primed, template, tokenizer=self.model_tokenizer)
 
     def _stream(self, tokens: bool = True) -> RequestSession:
         session: RequestSession = self.tool_parser.session(model=self.model, tokens=tokens)

@@ -30,6 +30,8 @@ from streamparse.events import (
 from streamparse.parser import StreamParser, build_parser
 from streamparse.providers import SSE_DONE, OpenAIChunkWriter, OpenAISSEReader, ProviderDelta, ProviderError
 
+from .template import TemplateError, check_template, derived_parser
+
 __all__ = [
     "INPUT_KINDS",
     "LIMITS",
@@ -70,6 +72,7 @@ class ReplayRequest:
     speed: float = 40.0  # steps per second; 0 = no pacing
     start_in_reasoning: bool | None = None  # None: the preset decides
     calls_in_reasoning: str = "ignore"
+    chat_template: str = ""  # a pasted chat template or a model folder: the parser derived from it (template.py)
 
     @classmethod
     def from_json(cls, data: Any) -> ReplayRequest:
@@ -102,7 +105,15 @@ class ReplayRequest:
             speed=_speed(data.get("speed", 40)),
             start_in_reasoning=_tristate(data.get("start_in_reasoning")),
             calls_in_reasoning=_choice(data.get("calls_in_reasoning") or "ignore", ("ignore", "promote")),
+            chat_template=_template_field(data.get("chat_template")),
         )
+
+
+def _template_field(value: Any) -> str:
+    try:
+        return check_template(value)
+    except TemplateError as exc:
+        raise RequestError(str(exc)) from None
 
 
 def _int(value: Any, name: str, lo: int, hi: int) -> int:
@@ -291,9 +302,13 @@ def replay(req: ReplayRequest) -> Iterator[tuple[str, dict[str, Any]]]:
     options: dict[str, Any] = {"tools": req.tools, "calls_in_reasoning": req.calls_in_reasoning}
     if req.start_in_reasoning is not None:
         options["start_in_reasoning"] = req.start_in_reasoning
+    derived: dict[str, Any] | None = None
     try:
-        parser = build_parser(req.model or None, _formats(req.formats), **options)
-    except (ValueError, TypeError) as exc:  # unknown format name, bad tool definitions
+        if req.chat_template:
+            parser, derived = derived_parser(req.chat_template, options)
+        else:
+            parser = build_parser(req.model or None, _formats(req.formats), **options)
+    except (ValueError, TypeError) as exc:  # unknown format name, bad tool definitions, underivable template
         raise RequestError(str(exc)) from None
     writer = OpenAIChunkWriter(req.model or sse_meta.get("model") or "model", id="chatcmpl-playground", created=0)
     aligner = Aligner(text)
@@ -314,6 +329,7 @@ def replay(req: ReplayRequest) -> Iterator[tuple[str, dict[str, Any]]]:
             # Every chunk of a replay shares these fields: steps carry only each chunk's choice (a third of
             # the bytes), and the page puts the chunk together again when it shows one.
             "chunk_envelope": {k: v for k, v in writer.chunk({}).items() if k != "choices"},
+            "derived": derived,
         },
     )
     consumed = 0

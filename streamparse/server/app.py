@@ -130,6 +130,8 @@ class ProxyApp:
         self.playground = Router(routes=playground_routes(PLAYGROUND)) if options.playground else None
         if options.formats is not None:
             build_parser(None, options.formats)  # an unknown format name fails now, not on the first request
+        if options.chat_template is not None:  # derive once at start-up: a template that cannot be read says so now
+            StreamParser.for_model("", chat_template=options.chat_template, template_first=True)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -343,6 +345,9 @@ class ProxyApp:
         if isinstance(kwargs, dict):  # enable_thinking / thinking decide where the reply starts
             options["chat_template_kwargs"] = kwargs
         formats = opts.formats
+        if opts.chat_template is not None and formats is None:  # serve --chat-template: see for_model
+            options.update(chat_template=opts.chat_template, template_first=opts.chat_template_first)
+            name = name or "unknown-model"
         tools = payload.get("tools")
         taught = None
         if opts.tools_in_prompt and tools and payload.get("tool_choice") != "none":

@@ -37,6 +37,8 @@ class ServerOptions:
     eager: bool = False
     tools_in_prompt: bool = False  # upstream without tool support: tools rendered into the system prompt
     playground: bool = False  # the playground page at /playground/ beside the proxy
+    chat_template: str | None = None  # a template file or model folder: derive the format when no preset matches
+    chat_template_first: bool = False  # derive from chat_template even when a preset matches
     max_body_bytes: int = 16 * 1024 * 1024
     max_sse_line_chars: int = 4 * 1024 * 1024
     max_call_chars: int | None = 4 * 1024 * 1024
@@ -148,6 +150,13 @@ def add_arguments(srv: argparse.ArgumentParser) -> None:
         help="upstream without tool support: drop tools/tool_choice, describe the tools in the system prompt",
     )
     add("--playground", action="store_true", help="also serve the playground page at /playground/")
+    add(
+        "--chat-template",
+        metavar="FILE|DIR",
+        help="the served model's chat template (a .jinja, tokenizer_config.json or model folder): its format is "
+        "derived from it when no preset knows the request's model",
+    )
+    add("--chat-template-first", action="store_true", help="use --chat-template even when a preset matches")
     add("--max-body-bytes", type=int, default=d.max_body_bytes, help="largest request body (else 413)")
     add(
         "--max-sse-line",

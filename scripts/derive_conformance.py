@@ -1,0 +1,261 @@
+"""Derive every chat template in a folder with no preset, and round-trip real conversations through it.
+
+Usage::
+
+    python scripts/derive_conformance.py --templates /work/templates [--data tests/data/derived] [--docs docs/ZERO_CONFIG.md]
+
+For each ``*.jinja`` the format is derived from the template alone (``streamparse.derive.derive``: no model
+id, so no preset is consulted). Then every scenario of ``scripts/render_templates.py`` (one call, two calls,
+escapes, CJK and emoji, typed values, no arguments, text before a call, reasoning) is rendered through the
+template, the model's part of the turn is parsed with the derived format whole and one character at a
+time, and the calls, arguments, visible text and reasoning must equal what the template was given. A
+scenario the template cannot express (it raises, or drops the content or reasoning) is not counted.
+
+Writes, per derived template, ``DATA/<name>.json``: the declaration (``formats.load`` reads its
+``declaration``), where the template came from (``SOURCES.tsv`` in the folder), and the rendered outputs
+with what they must parse to, so CI checks the declarations without the templates (which are never
+committed). With ``--docs``, rewrites the rate table between the ``rates`` markers of that page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from render_templates import FIXED_GLOBALS, MODELS, SCENARIOS, TOOLS, Scenario, unrendered  # noqa: E402
+
+from streamparse import parse  # noqa: E402
+from streamparse.derive import DeriveError, derive  # noqa: E402
+from streamparse.derive.render import Renderer, RenderError  # noqa: E402
+from streamparse.derive.text import Markers, common_prefix  # noqa: E402
+from streamparse.derive.verify import sample_output  # noqa: E402
+
+# What llama.cpp does with the same template, where its docs or the research note say (docs/ZERO_CONFIG.md).
+LLAMA_CPP: dict[str, str] = {
+    "openai-gpt-oss-120b.jinja": "dedicated handler",
+    "meetkai-functionary-medium-v3.2.jinja": "dedicated handler",
+    "mistralai-Ministral-3-14B-Reasoning-2512.jinja": "dedicated handler",
+    "meetkai-functionary-medium-v3.1.jinja": "autoparser + workaround",
+    "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja": "autoparser + workaround",
+    "NVIDIA-Nemotron-Nano-v2.jinja": "autoparser + workaround",
+    "ibm-granite-granite-3.3-2B-Instruct.jinja": "autoparser + workaround",
+    "CohereForAI-c4ai-command-r-plus-tool_use.jinja": "autoparser + workaround",
+    "Qwen-Qwen2.5-7B-Instruct.jinja": "autoparser + workaround",
+}
+RATES_BEGIN, RATES_END = "<!-- rates:begin -->", "<!-- rates:end -->"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real" / "templates.json"
+USER = [{"role": "user", "content": "Please help me with this task."}]
+VARIABLES = {"tools": TOOLS, "bos_token": "<s>", "eos_token": "</s>", "enable_thinking": True, "thinking": True}
+
+
+def sources(folder: Path) -> dict[str, dict[str, str]]:
+    path = folder / "SOURCES.tsv"
+    if not path.exists():
+        return {}
+    with path.open(encoding="utf-8") as f:
+        return {row["file"]: row for row in csv.DictReader(f, delimiter="\t")}
+
+
+def turn(scenario: Scenario, as_string: bool, ids: bool) -> dict[str, Any]:
+    calls = []
+    for i, (name, args) in enumerate(scenario.calls):
+        call: dict[str, Any] = {
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False) if as_string else args},
+        }
+        if ids:
+            call["id"] = f"abcDEF{i:03d}"
+        calls.append(call)
+    out: dict[str, Any] = {"role": "assistant", "content": scenario.content, "tool_calls": calls}
+    if scenario.reasoning:
+        out.update(reasoning_content=scenario.reasoning, reasoning=scenario.reasoning, thinking=scenario.reasoning)
+    return out
+
+
+def outcome(text: str, chunks: list[str], name: str, primed: bool, want: dict[str, Any]) -> str:
+    """'' when the parse equals ``want``, else what differs."""
+    from streamparse import StreamParser
+
+    parser = StreamParser([name], tools=TOOLS, start_in_reasoning=primed)
+    events = [e for c in chunks for e in parser.feed(c)] + parser.close()
+    from streamparse.events import ParseResult
+
+    got = ParseResult.from_events(events)
+    have = {
+        "calls": [{"name": c.name, "arguments": c.arguments} for c in got.tool_calls],
+        "text": got.text.strip(),
+        "reasoning": got.reasoning.strip(),
+    }
+    for key in ("calls", "text", "reasoning"):
+        if have[key] != want[key]:
+            return f"{key}: got {have[key]!r}, expected {want[key]!r}"
+    return ""
+
+
+def data_name(stem: str) -> str:
+    """``derived_`` + the file stem: never the name of a built-in format."""
+    return "derived_" + re.sub(r"[^a-z0-9_]+", "_", stem.lower()).strip("_")
+
+
+def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    src = path.read_text(encoding="utf-8")
+    row: dict[str, Any] = {"template": path.name, "llama_cpp": LLAMA_CPP.get(path.name, "")}
+    try:
+        derivation = derive(src)
+    except (DeriveError, ImportError) as exc:
+        row["error"] = str(exc)
+        return row, None
+    decl = derivation.declaration
+    renderer = Renderer(src, globals=FIXED_GLOBALS)
+    markers = Markers()
+    close = decl.reasoning[0].close if decl.reasoning else None
+    variables = {**VARIABLES, "tools": [t["function"] for t in TOOLS]} if derivation.flat_tools else VARIABLES
+    prompt = renderer.render(messages=USER, add_generation_prompt=True, **variables)
+    cases, results = [], []
+    for scenario in SCENARIOS:
+        try:
+            full = renderer.render(
+                messages=[*USER, turn(scenario, derivation.arguments_as_string, derivation.call_ids)],
+                add_generation_prompt=False,
+                **variables,
+            )
+        except RenderError:
+            continue
+        gen = full[common_prefix(prompt, full, markers) :]
+        names = [n for n, _ in scenario.calls] if derivation.calls_after_end else []
+        output = sample_output(gen, derivation.end_of_turn, derivation.primed, close, names)
+        if unrendered(output, scenario):  # the template drops the content, reasoning or a call of this turn
+            continue
+        want = {
+            "calls": [{"name": n, "arguments": a} for n, a in scenario.calls],
+            "text": scenario.content,
+            "reasoning": scenario.reasoning,
+        }
+        whole = outcome(output, [output], derivation.name, derivation.primed, want)
+        per_char = outcome(output, list(output), derivation.name, derivation.primed, want)
+        results.append((scenario.id, whole, per_char))
+        cases.append({"scenario": scenario.id, "output": output, "expected": want})
+    row.update(
+        derived=True,
+        structure=structure(decl),
+        scenarios=len(results),
+        whole=sum(not w for _, w, _ in results),
+        per_char=sum(not p for _, _, p in results),
+        failures={s: w or p for s, w, p in results if w or p},
+    )
+    named = dataclasses.replace(decl, name=data_name(path.stem), models=source.get("repo", "") and path.stem)
+    fixture_models = sorted({m.model_id for m in MODELS if m.template == path.name})
+    data = {
+        "template": path.name,
+        "source": {k: source.get(k, "") for k in ("repo", "path", "commit")},
+        "primed": derivation.primed,
+        # tests/data/real/templates.json renders these model ids from the same template file
+        "fixture_models": fixture_models,
+        "declaration": named.to_dict(),
+        "cases": cases,
+        # Fixture variants rendered with other template options: the declaration derived with those options.
+        "variants": variants(src, fixture_models, named.name),
+    }
+    return row, data
+
+
+def variants(src: str, models: list[str], name: str) -> list[dict[str, Any]]:
+    if not models or not FIXTURES.exists():
+        return []
+    cases = json.loads(FIXTURES.read_text(encoding="utf-8"))["cases"]
+    kwargs_seen = {json.dumps(c["chat_template_kwargs"], sort_keys=True) for c in cases if c["model"] in models}
+    out = []
+    for text in sorted(kwargs_seen - {"{}"}):
+        kwargs = json.loads(text)
+        try:
+            derivation = derive(src, chat_template_kwargs=kwargs)
+        except DeriveError:
+            continue
+        decl = dataclasses.replace(derivation.declaration, name=name)
+        out.append({"chat_template_kwargs": kwargs, "primed": derivation.primed, "declaration": decl.to_dict()})
+    return out
+
+
+def structure(decl: Any) -> str:
+    name = decl.call.name.to_dict()
+    if name.get("kind") == "json":
+        shape = "JSON list" if name.get("list") else "JSON object"
+        if name.get("name_is_key"):
+            shape += ", name as key"
+    else:
+        shape = "name attribute" if name.get("attribute") else "name header"
+        shape += " + " + ("tagged arguments" if decl.call.arguments.to_dict().get("kind") == "tagged" else "JSON")
+    if decl.section:
+        shape += ", section"
+    if decl.reasoning:
+        shape += ", reasoning" + (" (primed)" if decl.reasoning[0].primed else "")
+    return shape
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| template | derived structure | scenarios | whole | per character | llama.cpp |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            why = r["error"].replace("|", "\\|")
+            lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {r['llama_cpp']} |")
+            continue
+        n = r["scenarios"]
+        lines.append(
+            f"| {r['template']} | {r['structure']} | {n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} |"
+        )
+    derived = [r for r in rows if "error" not in r]
+    total = sum(r["scenarios"] for r in derived)
+    whole = sum(r["whole"] for r in derived)
+    lines.append("")
+    lines.append(
+        f"{len(derived)} of {len(rows)} templates derived; {whole} of {total} rendered scenarios round-trip "
+        f"whole, {sum(r['per_char'] for r in derived)} of {total} one character at a time."
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--templates", required=True, type=Path)
+    ap.add_argument("--data", type=Path, default=Path("tests/data/derived"))
+    ap.add_argument("--docs", type=Path)
+    args = ap.parse_args(argv)
+    info = sources(args.templates)
+    rows = []
+    args.data.mkdir(parents=True, exist_ok=True)
+    for path in sorted(args.templates.glob("*.jinja")):
+        row, data = run(path, info.get(path.name, {}))
+        rows.append(row)
+        status = (
+            row.get("error")
+            or f"{row['whole']}/{row['scenarios']} whole, {row['per_char']}/{row['scenarios']} per char"
+        )
+        print(f"{path.name}: {status}", file=sys.stderr)
+        for scenario, why in row.get("failures", {}).items():
+            print(f"    {scenario}: {why}", file=sys.stderr)
+        if data is not None and data["cases"]:
+            out = args.data / f"{data_name(path.stem)}.json"
+            out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    text = table(rows)
+    print(text)
+    if args.docs:
+        page = args.docs.read_text(encoding="utf-8")
+        head, _, rest = page.partition(RATES_BEGIN)
+        _, _, tail = rest.partition(RATES_END)
+        args.docs.write_text(f"{head}{RATES_BEGIN}\n{text}\n{RATES_END}{tail}", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,241 @@
+"""Probe conversations rendered through a chat template, and what the model's part of each turn is.
+
+Every probe is one assistant turn after the same user message: only text, text with reasoning, one call,
+two calls, two arguments, one argument of every JSON type, a call without arguments, text before a call,
+reasoning before a call. Names, keys and values are sentinels (``zqfirst``, ``zqk_alpha``, ``ZQV_ONE``)
+that occur nowhere else, so finding them in a render is unambiguous.
+
+What the model generates for a turn is the rendered conversation minus the rendered generation prompt:
+the longest common prefix of the two (never cutting a marker) is the prompt, the rest of the turn is the
+output, and what the prompt has past that prefix (``<think>`` the turn does not repeat) is the prompt's tail.
+
+A call is offered to the template in the shapes templates expect, tried in order until one renders the
+sentinels: arguments as a mapping or as a JSON string (OpenAI's wire form), without or with an ``id``
+(nine alphanumerics, the strictest rule seen).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .render import BoundError, Renderer, RenderError
+from .text import Markers, common_prefix
+
+__all__ = [
+    "Probe",
+    "Probes",
+    "ProbeError",
+    "PROBES",
+    "TOOLS",
+    "CHECK_TOOLS",
+    "TYPED",
+    "run_probes",
+    "THINKING_ON",
+    "THINKING_OFF",
+]
+
+USER = "ZQ_USER_ASKS"
+CONTENT = "ZQ_CONTENT_TEXT"
+REASONING = "ZQ_REASONING_TEXT"
+ONE = {"zqk_alpha": "ZQV_ONE"}
+TWO = {"zqk_beta": "ZQV_TWO"}
+BOTH = {"zqk_alpha": "ZQV_ONE", "zqk_beta": "ZQV_TWO"}
+TYPED: dict[str, Any] = {
+    "zqt_s": "ZQV_S",
+    "zqt_i": 7391,
+    "zqt_f": 2.75,
+    "zqt_b": True,
+    "zqt_n": None,
+    "zqt_a": ["ZQV_A", "ZQV_B"],
+    "zqt_o": {"zqt_k": "ZQV_O"},
+}
+THINKING_ON: dict[str, Any] = {"enable_thinking": True, "thinking": True}
+THINKING_OFF: dict[str, Any] = {"enable_thinking": False, "thinking": False}
+
+
+def _tool(name: str, props: dict[str, Any], required: bool = True) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"Probe tool {name}.",
+            "parameters": {"type": "object", "properties": props, "required": list(props) if required else []},
+        },
+    }
+
+
+_S = {"type": "string", "description": "a text"}
+TOOLS: list[dict[str, Any]] = [
+    _tool("zqfirst", {"zqk_alpha": _S, "zqk_beta": _S}, required=False),
+    _tool("zqsecond", {"zqk_beta": _S}),
+    _tool("zqthird", {}),
+    _tool(
+        "zqtyped",
+        {
+            "zqt_s": _S,
+            "zqt_i": {"type": "integer", "description": "an integer"},
+            "zqt_f": {"type": "number", "description": "a number"},
+            "zqt_b": {"type": "boolean", "description": "a flag"},
+            "zqt_n": {"description": "nothing"},  # no "type": Hermes recurses on "null"
+            "zqt_a": {"type": "array", "items": {"type": "string"}, "description": "a list"},
+            "zqt_o": {"type": "object", "description": "an object"},
+        },
+    ),
+]
+
+
+# The parser reads values by the schema; the templates get "zqt_n" untyped (see above), the checks typed.
+CHECK_TOOLS: list[dict[str, Any]] = [
+    _tool("zqfirst", {"zqk_alpha": _S, "zqk_beta": _S}, required=False),
+    *TOOLS[1:3],
+    _tool("zqtyped", {**TOOLS[3]["function"]["parameters"]["properties"], "zqt_n": {"type": "null"}}),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """One assistant turn: ``calls`` as (name, arguments)."""
+
+    id: str
+    content: str = ""
+    reasoning: str = ""
+    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+
+PROBES: tuple[Probe, ...] = (
+    Probe("text", content=CONTENT),
+    Probe("reasoning", content=CONTENT, reasoning=REASONING),
+    Probe("call", calls=(("zqfirst", ONE),)),
+    Probe("call2", calls=(("zqfirst", ONE), ("zqsecond", TWO))),
+    Probe("args2", calls=(("zqfirst", BOTH),)),
+    Probe("typed", calls=(("zqtyped", TYPED),)),
+    Probe("noargs", calls=(("zqthird", {}),)),
+    Probe("text_call", content=CONTENT, calls=(("zqfirst", ONE),)),
+    Probe("reasoning_call", reasoning=REASONING, calls=(("zqfirst", ONE),)),
+)
+
+
+class ProbeError(Exception):
+    """The template cannot render the probes (it raises, or renders no tool calls)."""
+
+
+@dataclass(slots=True)
+class Probes:
+    """The renders: ``gen[probe id]`` is the model's part of that turn; ``failed`` the probes that raised."""
+
+    gen: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    prompt_on: str = ""
+    prompt_off: str = ""
+    tail_on: str = ""
+    tail_off: str = ""
+    args_as_string: bool = False
+    with_ids: bool = False
+    flat_tools: bool = False
+    """The template reads tools without OpenAI's ``{"type": "function", "function": ...}`` envelope."""
+
+
+def _call(name: str, args: dict[str, Any], index: int, as_string: bool, with_id: bool) -> dict[str, Any]:
+    call: dict[str, Any] = {
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False) if as_string else args},
+    }
+    if with_id:
+        call["id"] = f"zqid{index:05d}"
+    return call
+
+
+def _turn(probe: Probe, as_string: bool, with_id: bool) -> dict[str, Any]:
+    turn: dict[str, Any] = {"role": "assistant", "content": probe.content}
+    if probe.calls:
+        turn["tool_calls"] = [_call(n, a, i + 1, as_string, with_id) for i, (n, a) in enumerate(probe.calls)]
+    if probe.reasoning:
+        for key in ("reasoning_content", "reasoning", "thinking"):
+            turn[key] = probe.reasoning
+    return turn
+
+
+FLAT_TOOLS: list[dict[str, Any]] = [t["function"] for t in TOOLS]
+"""The tool list without OpenAI's ``{"type": "function", "function": ...}`` envelope (Apertus reads it so)."""
+
+
+def _variables(kwargs: dict[str, Any], special: dict[str, str], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "tools": tools,
+        "bos_token": special.get("bos_token", ""),
+        "eos_token": special.get("eos_token", ""),
+        **kwargs,
+    }
+
+
+def _renders_call(gen: str) -> bool:
+    """The one-call probe shows its name and value, and the arguments are not a Python dict's repr."""
+    return "zqfirst" in gen and "ZQV_ONE" in gen and "'zqk_alpha'" not in gen
+
+
+def run_probes(
+    renderer: Renderer, markers: Markers, special: dict[str, str], kwargs: dict[str, Any] | None = None
+) -> Probes:
+    """Render every probe; raises ProbeError when no call shape renders the one-call probe."""
+    # Turns are analysed with thinking on (reasoning shows); the thinking-off prompt says what changes then.
+    on = {**(kwargs or {}), **THINKING_ON}
+    off = {**(kwargs or {}), **THINKING_OFF}
+    user = [{"role": "user", "content": USER}]
+    out = Probes()
+    failure = ""
+    for tools in (TOOLS, FLAT_TOOLS):
+        try:
+            out.prompt_on = renderer.render(messages=user, add_generation_prompt=True, **_variables(on, special, tools))
+            out.prompt_off = renderer.render(
+                messages=user, add_generation_prompt=True, **_variables(off, special, tools)
+            )
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
+        except RenderError as exc:
+            failure = failure or str(exc)
+            continue
+        out.flat_tools = tools is FLAT_TOOLS
+        break
+    else:
+        raise ProbeError(f"the template cannot render a generation prompt: {failure}")
+
+    def generated(probe: Probe, as_string: bool, with_id: bool) -> str:
+        full = renderer.render(
+            messages=[*user, _turn(probe, as_string, with_id)],
+            add_generation_prompt=False,
+            **_variables(on, special, tools),
+        )
+        n = common_prefix(out.prompt_on, full, markers)
+        return full[n:]
+
+    errors: list[str] = []
+    for as_string, with_id in ((False, False), (False, True), (True, False), (True, True)):
+        try:
+            first = generated(PROBES[2], as_string, with_id)
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
+        except RenderError as exc:
+            errors.append(str(exc))
+            continue
+        if _renders_call(first):
+            out.args_as_string, out.with_ids = as_string, with_id
+            break
+        errors.append("the rendered turn shows no call")
+    else:
+        why = "; ".join(dict.fromkeys(errors)) or "no call in the render"
+        raise ProbeError(f"the template renders no tool calls for an assistant turn ({why})")
+    for probe in PROBES:
+        try:
+            out.gen[probe.id] = generated(probe, out.args_as_string, out.with_ids)
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
+        except RenderError as exc:
+            out.failed[probe.id] = str(exc)
+    n_on = common_prefix(out.prompt_on, out.prompt_on + out.gen.get("text", ""), markers)
+    out.tail_on = out.prompt_on[n_on:]
+    # The thinking-off prompt against the thinking-on one: what switching thinking off adds to the prompt.
+    n_off = common_prefix(out.prompt_on, out.prompt_off, markers)
+    out.tail_off = out.prompt_off[n_off:]
+    return out

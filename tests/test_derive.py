@@ -1,0 +1,186 @@
+"""Zero-config derivation on templates of invented models, one structure each: the declaration comes from
+the renders, not from a table of known formats, and parses that model's output under every chunking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from invariants import calls, check_stream
+
+from streamparse import StreamParser, formats
+from streamparse.derive import derive
+from streamparse.formats import HeaderName, JsonName, TaggedArgs
+
+INVENTED = Path(__file__).parent / "data" / "invented"
+SPECIAL = ["CALLS_BEGIN", "CALLS_END", "CALL_NAME", "CALL_ARGS", "CALL_END", "CALL_NEXT", "<bos_turn>", "<eos_turn>"]
+
+
+def _tool(name: str, props: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": props}}}
+
+
+TOOLS = [
+    _tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
+    _tool("get_time", {"timezone": {"type": "string"}}),
+    _tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}}),
+]
+
+CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str, str]] = {
+    # template: (model output, calls, visible text, reasoning)
+    "json_markers": (
+        '<reflect>Need the weather.</reflect>\nLet me look.\n<<fn>>{"tool": "get_weather", "input": '
+        '{"city": "Paris", "days": 3}}<</fn>>',
+        [("get_weather", {"city": "Paris", "days": 3})],
+        "Let me look.",
+        "Need the weather.",
+    ),
+    "name_attribute_json": (
+        'Checking both.\n<calls>\n<call name="get_weather">{"city": "Paris"}</call>\n'
+        '<call name="get_time">{"timezone": "Europe/Paris"}</call>\n</calls>',
+        [("get_weather", {"city": "Paris"}), ("get_time", {"timezone": "Europe/Paris"})],
+        "Checking both.",
+        "",
+    ),
+    "key_value_markers": (
+        "The user wants the weather.</think>Sure.\n<invocation>get_weather\n<key>city</key><val>Paris</val>\n"
+        "<key>days</key><val>3</val>\n</invocation>",
+        [("get_weather", {"city": "Paris", "days": 3})],
+        "Sure.",
+        "The user wants the weather.",
+    ),
+    "element_per_parameter": (
+        'Writing it.\n<actions>\n<action tool="write_file">\n<arg key="path">\nnotes.txt\n</arg>\n'
+        '<arg key="content">\nline one\nline two\n</arg>\n</action>\n</actions>',
+        [("write_file", {"path": "notes.txt", "content": "line one\nline two"})],
+        "Writing it.",
+        "",
+    ),
+    "json_list_fields": (
+        'Two calls.[[TOOLS]][{"function": "get_weather", "params": {"city": "Paris"}}, '
+        '{"function": "get_time", "params": {}}][[/TOOLS]]',
+        [("get_weather", {"city": "Paris"}), ("get_time", {})],
+        "Two calls.",
+        "",
+    ),
+    "special_tokens": (
+        'Plan the calls.◁/think▷Sure.CALLS_BEGINCALL_NAMEget_weatherCALL_ARGS{"city": "Paris"}CALL_END'
+        "CALL_NEXTCALL_NAMEget_timeCALL_ARGS{}CALL_ENDCALLS_END",
+        [("get_weather", {"city": "Paris"}), ("get_time", {})],
+        "Sure.",
+        "Plan the calls.",
+    ),
+}
+
+
+def _template(key: str) -> str:
+    return (INVENTED / f"{key}.jinja").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("key", list(CASES))
+def test_an_invented_models_output_parses_with_the_format_derived_from_its_template(key: str) -> None:
+    output, want_calls, text, reasoning = CASES[key]
+    derivation = derive(_template(key), special_tokens=SPECIAL if key == "special_tokens" else None)
+    assert all(c.ok for c in derivation.checks), derivation.checks
+    result = check_stream(output, formats=[derivation.name], tools=TOOLS, start_in_reasoning=derivation.primed)
+    assert calls(result) == want_calls
+    assert result.text.strip() == text
+    assert result.reasoning.strip() == reasoning
+    assert not result.rejected
+
+
+def test_each_invented_structure_is_read_as_its_own_kind_of_declaration() -> None:
+    decl = {k: derive(_template(k), special_tokens=SPECIAL).declaration for k in CASES}
+    assert decl["json_markers"].call.name == JsonName(field="tool", arguments_field="input", alt_arguments_fields=())
+    assert (decl["json_markers"].call.open, decl["json_markers"].call.close) == ("<<fn>>", "<</fn>>")
+    assert isinstance(decl["name_attribute_json"].call.name, HeaderName)
+    assert decl["name_attribute_json"].call.name.attribute == "name"
+    assert decl["name_attribute_json"].section is not None and decl["name_attribute_json"].section.open == "<calls>"
+    kv = decl["key_value_markers"].call.arguments
+    assert isinstance(kv, TaggedArgs) and (kv.open, kv.key_end, kv.value_open, kv.close) == (
+        "<key>",
+        "</key>",
+        "<val>",
+        "</val>",
+    )
+    assert decl["key_value_markers"].reasoning[0].primed  # the prompt writes <think>
+    el = decl["element_per_parameter"].call.arguments
+    assert isinstance(el, TaggedArgs) and el.key_attribute == "key" and el.values.whitespace == "one_newline"
+    listed = decl["json_list_fields"].call.name
+    assert isinstance(listed, JsonName) and listed.list and listed.field == "function"
+    framed = decl["special_tokens"]
+    assert framed.section is not None and framed.section.separators == ("CALL_NEXT",)
+    assert framed.reasoning[0].open == "◁think▷" and framed.reasoning[0].primed
+
+
+def test_the_tokenizers_special_tokens_put_every_boundary_between_whole_tokens() -> None:
+    with_tokens = derive(_template("special_tokens"), special_tokens=SPECIAL).declaration
+    assert with_tokens.section is not None
+    used = [with_tokens.call.open, with_tokens.call.close, with_tokens.section.open, with_tokens.section.close]
+    assert all(marker in SPECIAL for marker in [*used, *with_tokens.section.separators])
+    # Without them CALL_END and CALLS_END look like text, and the shared letters are split anywhere.
+    without = derive(_template("special_tokens")).declaration
+    assert without.call.close not in SPECIAL
+
+
+def test_the_derived_declaration_loads_back_from_its_json() -> None:
+    decl = derive(_template("key_value_markers")).declaration
+    assert formats.load(formats.dump(decl)) == decl
+
+
+def test_from_chat_template_builds_a_parser_that_starts_in_reasoning_only_when_the_prompt_opens_it() -> None:
+    parser = StreamParser.from_chat_template(_template("key_value_markers"), tools=TOOLS)
+    assert parser.derivation.primed
+    events = parser.feed("Thinking.</think>Done.") + parser.close()
+    assert [e.type for e in events][:1] == ["reasoning"]
+    off = StreamParser.from_chat_template(
+        _template("key_value_markers"), chat_template_kwargs={"enable_thinking": False}
+    )
+    assert not off.derivation.primed
+
+
+def test_derivation_is_cached_per_template_text() -> None:
+    src = _template("json_markers")
+    assert derive(src) is derive(src)
+    assert derive(src + "\n") is not derive(src)
+
+
+def test_a_model_folder_a_preset_knows_keeps_its_preset_unless_the_template_is_asked_first(tmp_path: Path) -> None:
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    (folder / "chat_template.jinja").write_text(_template("name_attribute_json"), encoding="utf-8")
+    assert StreamParser.for_model(str(folder)).derivation is None  # the preset (qwen3) wins
+    assert StreamParser.for_model(str(folder), template_first=True).derivation is not None
+
+
+def test_a_model_downloaded_to_the_hugging_face_cache_is_derived_by_its_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snapshot = tmp_path / "models--acme--brand-new-7b" / "snapshots" / "0123abcd"
+    snapshot.mkdir(parents=True)
+    (snapshot / "tokenizer_config.json").write_text(
+        '{"chat_template": ' + __import__("json").dumps(_template("json_markers")) + ', "eos_token": "<<end>>"}',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    parser = StreamParser.for_model("acme/brand-new-7b")
+    assert parser.derivation is not None
+    assert parser.derivation.declaration.call.open == "<<fn>>"
+    assert StreamParser.for_model("acme/not-downloaded").derivation is None
+
+
+def test_a_tokenizer_config_gives_the_default_named_template_and_its_special_tokens(tmp_path: Path) -> None:
+    from streamparse.derive.model_dir import read_template
+
+    config = {
+        "chat_template": [{"name": "default", "template": "{{ 1 }}"}, {"name": "rag", "template": "{{ 2 }}"}],
+        "eos_token": {"content": "<|e|>", "special": True},
+        "added_tokens_decoder": {"7": {"content": "<|u|>", "special": True}},
+    }
+    (tmp_path / "tokenizer_config.json").write_text(__import__("json").dumps(config), encoding="utf-8")
+    found = read_template(tmp_path)
+    assert found is not None and found.template == "{{ 1 }}"
+    assert found.special_tokens["eos_token"] == {"content": "<|e|>", "special": True}
+    (tmp_path / "chat_template.jinja").write_text("{{ 3 }}", encoding="utf-8")
+    assert read_template(tmp_path).template == "{{ 3 }}"  # type: ignore[union-attr]  # the .jinja file wins

@@ -1,0 +1,123 @@
+"""The failure path of zero-config: a template that cannot be analysed gives a clear error naming what
+could not be derived; rendering is sandboxed and bounded; for_model falls back to auto with a warning."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from streamparse import StreamParser
+from streamparse.derive import DeriveError, derive
+from streamparse.derive.render import Limits, Renderer, RenderError
+
+CHAT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+UNMARKED_JSON = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}"
+    '{"name": "{{ c.function.name }}", "parameters": {{ c.function.arguments | tojson }}}'
+    "{% endfor %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+KEY_VALUE_LINES = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}<call>{{ c.function.name }}\n"
+    "{% for k, v in c.function.arguments.items() %}{{ k }}: {{ v }}\n{% endfor %}</call>"
+    "{% endfor %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def test_a_template_that_renders_no_tool_calls_is_refused_by_name() -> None:
+    with pytest.raises(DeriveError, match="renders no tool calls"):
+        derive(CHAT)
+
+
+def test_a_template_that_raises_reports_the_templates_own_message() -> None:
+    with pytest.raises(DeriveError, match="this model takes no tools"):
+        derive("{{ raise_exception('this model takes no tools') }}")
+
+
+def test_a_template_that_never_ends_is_stopped_by_the_operation_bound() -> None:
+    looping = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    with pytest.raises(DeriveError, match="operations"):
+        derive(looping)
+
+
+def test_a_template_that_floods_is_stopped_by_the_output_bound() -> None:
+    with pytest.raises(RenderError, match="characters"):
+        Renderer("{% for i in range(90000) %}{{ 'x' * 100 }}{% endfor %}").render()
+    with pytest.raises(RenderError, match="larger than the output limit"):
+        Renderer("{{ 'x' * 10 ** 9 }}").render()
+
+
+def test_a_template_that_recurses_without_end_is_stopped() -> None:
+    with pytest.raises(RenderError, match="recursed"):
+        Renderer("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}").render()
+
+
+def test_the_deadline_stops_a_slow_template() -> None:
+    slow = "{% for i in range(100000) %}{% for j in range(100000) %}{{ '' }}{% endfor %}{% endfor %}"
+    with pytest.raises(RenderError, match="longer than"):
+        Renderer(slow, limits=Limits(ops=10**12, seconds=0.05)).render()
+
+
+def test_unmarked_json_calls_are_outside_the_vocabulary_and_say_so() -> None:
+    with pytest.raises(DeriveError, match="unmarked JSON"):
+        derive(UNMARKED_JSON)
+
+
+def test_key_value_lines_without_markers_are_outside_the_vocabulary_and_say_so() -> None:
+    with pytest.raises(DeriveError, match="arguments"):
+        derive(KEY_VALUE_LINES)
+
+
+def test_a_syntax_error_is_a_derive_error() -> None:
+    with pytest.raises(DeriveError, match="does not compile"):
+        derive("{% for x in %}")
+
+
+def test_the_sandbox_refuses_private_attributes_and_the_template_reaches_nothing_outside() -> None:
+    assert Renderer("{{ ''.__class__ }}").render() == ""
+    with pytest.raises(RenderError):
+        Renderer("{{ ''.__class__.__mro__[1].__subclasses__() }}").render()
+
+
+def test_for_model_falls_back_to_auto_with_a_warning_when_the_template_cannot_be_analysed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "chat_template.jinja").write_text(UNMARKED_JSON, encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="streamparse"):
+        parser = StreamParser.for_model(str(tmp_path))
+    assert parser.derivation is None
+    assert "hermes" in parser.formats  # the auto catalog
+    assert "unmarked JSON" in caplog.text
+
+
+def test_the_core_imports_without_jinja2_and_deriving_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['jinja2'] = None\n"
+        "import streamparse\n"
+        "from streamparse import StreamParser\n"
+        "try:\n"
+        "    StreamParser.from_chat_template('{{ 1 }}')\n"
+        "except ImportError as exc:\n"
+        "    print('IMPORT-ERROR', exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "IMPORT-ERROR" in out and "streamparse-llm[templates]" in out
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["{{ 'x' | center(50000000) }}", "{{ '%50000000s' % 'x' }}", "{{ '%50000000s' | format('x') }}"],
+)
+def test_a_filter_or_format_asked_for_a_huge_width_is_refused_before_it_allocates(source: str) -> None:
+    with pytest.raises(RenderError, match="more characters than the output limit"):
+        Renderer(source).render()
+
+
+def test_lorem_ipsum_of_any_length_is_not_offered_to_templates() -> None:
+    with pytest.raises(RenderError, match="lipsum"):
+        Renderer("{{ lipsum(100000) }}").render()
