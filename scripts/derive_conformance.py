@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/derive_conformance.py --templates /work/templates [--data tests/data/derived] [--docs docs/ZERO_CONFIG.md]
+    python scripts/derive_conformance.py --templates DIR [--data tests/data/derived] [--docs docs/ZERO_CONFIG.md]
 
 For each ``*.jinja`` the format is derived from the template alone (``streamparse.derive.derive``: no model
 id, so no preset is consulted). Then every scenario of ``scripts/render_templates.py`` (one call, two calls,
@@ -32,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from render_templates import FIXED_GLOBALS, MODELS, SCENARIOS, TOOLS, Scenario, unrendered  # noqa: E402
 
-from streamparse import parse  # noqa: E402
 from streamparse.derive import DeriveError, derive  # noqa: E402
 from streamparse.derive.render import Renderer, RenderError  # noqa: E402
 from streamparse.derive.text import Markers, common_prefix  # noqa: E402
