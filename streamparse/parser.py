@@ -13,6 +13,7 @@ from .core.parts import Parts
 from .errors import ParserClosedError
 from .events import Event, ParseResult, ToolCall
 from .partial import CallSnapshot, PartialJson, copy_value
+from .states.separators import SeparatorsOption
 from .stats import ParserStats
 from .token_input import TokenGuard
 
@@ -31,6 +32,9 @@ class StreamParser:
     admits no string when its meaning is unambiguous (``"true"`` -> true, ``"5"`` -> 5), recorded as the
     repair ``lenient_types``; ``"strict"`` validates JSON arguments exactly as written. Text-valued
     formats (qwen3_coder, xml_invoke, ...) always convert by the schema: their values are text by design.
+    ``separators``: ``"drop"`` (the default) gives content and reasoning as the message fields the template
+    was given, without the whitespace it writes around its markup (``<think>\n``, ``\n\n<tool_call>``);
+    ``"keep"`` leaves that whitespace in the text (docs/FORMATS.md, exact output).
     ``calls`` / ``snapshot(index)``: each call as far as it has streamed (:class:`CallSnapshot`).
     """
 
@@ -47,6 +51,7 @@ class StreamParser:
         coercion: Coercion = "lenient",
         non_object_args: NonObjectArgs = "reject",
         special_tokens: Mapping[int, str] | None = None,
+        separators: SeparatorsOption = "drop",
     ) -> None:
         self._config = Config(
             formats,
@@ -58,6 +63,7 @@ class StreamParser:
             id_prefix=id_prefix,
             coercion=coercion,
             non_object_args=non_object_args,
+            separators=separators,
         )
         self._engine = Engine(self._config)
         # Token-id input (``feed_tokens``): markers that are special tokens count only as their token ids.
