@@ -14,7 +14,7 @@ from typing import Any
 
 from ..core.engine import Engine, Handler, MarkerTable, State
 from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
-from ..core.lookahead import read_header
+from ..core.lookahead import after_ws, read_header, starts_or_prefix
 from ..events import Event
 from ..rejections import Reason
 from .coerce import coerce_text_value, streams_as_string
@@ -42,6 +42,11 @@ class TagSyntax:
     lenient: bool = False
     markup: tuple[str, ...] = ()  # tags in the body that are skipped (generic_xml's <arguments>)
     trim: bool = False  # values are stripped of surrounding whitespace, not just one newline per side
+    # Values are exactly what stands between the tags: the template writes them verbatim (GLM, MiniMax,
+    # Seed-OSS, DSML, Anthropic XML), so the whitespace around a value is the model's (exact output).
+    verbatim: bool = False
+    # What may follow ``call_close`` when it ends a value (lenient: ``</parameter>`` missing); empty: anything.
+    call_next: tuple[str, ...] = ()
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
@@ -75,15 +80,24 @@ def _unescape(m: re.Match[str]) -> str:
 
 
 class ValueWriter:
-    """Streams one text value into the arguments JSON (text-value rule): drop one leading and one trailing newline;
-    strings stream fragment by fragment, other types are coerced by the schema when complete."""
+    """Streams one text value into the arguments JSON (text-value rule): drop one leading and one trailing newline
+    (the Qwen3-Coder template wraps values in them), keep every character (``verbatim``) or strip the value
+    (``trim``); strings stream fragment by fragment, other types are coerced by the schema when complete."""
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
+        "verbatim",
     )  # fmt: skip
 
     def __init__(
-        self, eng: Engine, key: str, first_key: bool, raw_json: bool | None, trim: bool = False, escaped: bool = False
+        self,
+        eng: Engine,
+        key: str,
+        first_key: bool,
+        raw_json: bool | None,
+        trim: bool = False,
+        escaped: bool = False,
+        verbatim: bool = False,
     ) -> None:
         self.eng = eng
         self.trim = trim
@@ -100,8 +114,9 @@ class ValueWriter:
             self.stream = streams_as_string(self.schema)
         else:
             self.stream = not raw_json
-        self.first = True
+        self.first = not verbatim  # verbatim: no newline of the value is the template's
         self.held_nl = False
+        self.verbatim = verbatim
         self.parts: list[str] = []
         prefix = ("{" if first_key else ", ") + json.dumps(key, ensure_ascii=False) + ": "
         eng.args(prefix + ('"' if self.stream else ""))
@@ -132,7 +147,7 @@ class ValueWriter:
         if self.held_nl:
             text = "\n" + text
             self.held_nl = False
-        if text.endswith("\n"):
+        if text.endswith("\n") and not self.verbatim:
             text = text[:-1]
             self.held_nl = True
         if not text:
@@ -206,6 +221,16 @@ class TagCallState(State):
                 eng.pos = end
                 return False
             s, e, tok = found
+            ends = self._ends_value(buf, tok, e, final)
+            if not ends:
+                if ends is None:  # what follows the closer decides: hold from it (bounded look-ahead)
+                    self.value.write(buf[pos:s])
+                    eng.pos = s
+                    eng.note_hold(len(buf) - s)
+                    return False
+                self.value.write(buf[pos:e])  # a closer written inside the value is text of the value
+                eng.pos = e
+                return True
             self.value.write(buf[pos:s])
             self.value.finish()
             self.value = None
@@ -245,10 +270,37 @@ class TagCallState(State):
         if "string" in m.re.groupindex and m.group("string") is not None:
             raw_json = m.group("string").lower() != "true"
         self.close = syn.param_close or f"</{key}>"
-        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped)
+        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim)
         self.nparams += 1
         eng.pos = m.end()
         return True
+
+    def _ends_value(self, buf: str, tok: str, e: int, final: bool) -> bool | None:
+        """A closer ends the value only where the structure can end: the template writes the next parameter
+        or the call's closer after ``</parameter>`` (and the section's closer or another call after the
+        call's closer); anything else means the model wrote the marker inside the value (markers inside
+        values). None: the continuation is not here yet."""
+        syn = self.syn
+        if self.escaped or tok == syn.param_open:
+            return True
+        if tok == self.close:
+            nexts: tuple[str, ...] = (syn.param_open, syn.call_close, *syn.markup)
+        elif syn.call_next:
+            nexts = syn.call_next
+        else:
+            return True
+        j = after_ws(buf, e, final)
+        if j is None:
+            return None
+        if j is False:  # the end of the output (or a long whitespace run) follows
+            return True
+        pending = False
+        for marker in nexts:
+            ok = starts_or_prefix(buf, j, marker)
+            if ok:
+                return True
+            pending = pending or ok is None
+        return None if pending and not final else False
 
     def _stopped_after_body(self, eng: Engine, rest: str) -> bool:
         """close(reason="stop") with every parameter closed and only (part of) the call's closer left: a stop
