@@ -22,7 +22,7 @@ from streamparse import StreamParser
 from streamparse.events import Event, ParseResult, merge_events
 
 DATA = Path(__file__).parent / "data" / "real"
-SOURCES = ("templates", "vllm", "sglang", "llamacpp")
+SOURCES = ("templates", "vllm", "sglang", "llamacpp", "reports")
 
 
 @dataclass(frozen=True)

@@ -221,7 +221,7 @@ class TagCallState(State):
                 eng.pos = end
                 return False
             s, e, tok = found
-            ends = self._ends_value(buf, tok, e, final)
+            ends = self._ends_value(buf, tok, s, e, final)
             if not ends:
                 if ends is None:  # what follows the closer decides: hold from it (bounded look-ahead)
                     self.value.write(buf[pos:s])
@@ -275,14 +275,16 @@ class TagCallState(State):
         eng.pos = m.end()
         return True
 
-    def _ends_value(self, buf: str, tok: str, e: int, final: bool) -> bool | None:
+    def _ends_value(self, buf: str, tok: str, s: int, e: int, final: bool) -> bool | None:
         """A closer ends the value only where the structure can end: the template writes the next parameter
         or the call's closer after ``</parameter>`` (and the section's closer or another call after the
         call's closer); anything else means the model wrote the marker inside the value (markers inside
         values). None: the continuation is not here yet."""
         syn = self.syn
-        if self.escaped or tok == syn.param_open:
+        if self.escaped:
             return True
+        if tok == syn.param_open:  # lenient: a missing closer; the template starts parameters on a new line
+            return s == 0 or buf[s - 1] == "\n"
         if tok == self.close:
             nexts: tuple[str, ...] = (syn.param_open, syn.call_close, *syn.markup)
         elif syn.call_next:
