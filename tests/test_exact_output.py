@@ -3,10 +3,11 @@ what the model meant (each format's template, inverted), under every chunking (d
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from invariants import calls, check_stream, released_after_each_char
 
@@ -153,3 +154,32 @@ def test_typed_values_read_through_the_whitespace_around_them(fmt: str) -> None:
     ]
     text = next(t for f, t, _ in VALUE_CASES if f == fmt).replace(VALUE, " 15 ")
     assert calls(check_stream(text, formats=[fmt], tools=tools)) == [("f", {"q": 15})]
+
+
+# -- markers inside values: any value round-trips unless it spells what the template writes after a value --
+
+PIECES = ["a", "b c", " ", "\n", "</parameter>", "</function>", "<function=x>", "</tool_call>", "<tool_call>"]
+_QWEN_AMBIGUOUS = re.compile(
+    r"(?:^|\n)<parameter=|</parameter>\s*(?:<parameter=|</function>)|</function>\s*(?:</tool_call>|<tool_call>|<function=)"
+)
+
+
+@FAST
+@given(pieces=st.lists(st.sampled_from(PIECES), max_size=10))
+def test_qwen3_coder_values_holding_markers_round_trip(pieces: list[str]) -> None:
+    value = "".join(pieces)
+    assume(_QWEN_AMBIGUOUS.search(value) is None)
+    text = f"<tool_call>\n<function=f>\n<parameter=q>\n{value}\n</parameter>\n</function>\n</tool_call>"
+    assert calls(check_stream(text, seeds=2, formats=["qwen3_coder"])) == [("f", {"q": value})]
+
+
+GLM_PIECES = ["a", " ", "\n", "</arg_value>", "<arg_value>", "</arg_key>", "</tool_call>"]
+
+
+@FAST
+@given(pieces=st.lists(st.sampled_from(GLM_PIECES), max_size=10))
+def test_glm_values_holding_markers_round_trip(pieces: list[str]) -> None:
+    value = "".join(pieces)
+    assume(re.search(r"</arg_value>(?:<arg_key>|</tool_call>|$)", value) is None)
+    text = f"<tool_call>f<arg_key>q</arg_key><arg_value>{value}</arg_value></tool_call>"
+    assert calls(check_stream(text, seeds=2, formats=["glm45"])) == [("f", {"q": value})]

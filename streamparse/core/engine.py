@@ -42,11 +42,9 @@ SEP_WS = " \t\r\n"  # separator whitespace (exact output): what templates write 
 class TextRelease(Protocol):
     """What content is released when (exact output, ``states/separators.py``): separator whitespace around
     markup is held until the next character or marker decides it. ``idle``: a text chunk that does not end
-    in whitespace is released as it is; ``pieces`` counts the content pieces offered (handlers that emit
-    content are not markup)."""
+    in whitespace is released as it is."""
 
     idle: bool
-    pieces: int
 
     def text(self, text: str) -> str: ...
 
@@ -155,7 +153,7 @@ class ScanState(State):
             return False
         sep = eng.sep
         for handler in self.table.lookup(tok):
-            pieces = sep.pieces if sep is not None else 0
+            emitted = len(eng.events)
             res = handler(eng, s, e, final)
             if res is None:
                 if final:
@@ -165,13 +163,18 @@ class ScanState(State):
             if res:
                 # Markup taken between text scopes (a candidate call that may still turn out to be text
                 # is not: a call's markup counts at begin_call): its surrounding whitespace is a separator.
-                if sep is not None and sep.pieces == pieces and type(eng.state) is ScanState:
+                if sep is not None and type(eng.state) is ScanState and not _has_content(eng.events, emitted):
                     sep.markup()
                 return True
         # Nobody took it: its first character is plain content; scanning resumes right after it.
         eng.content(self.reasoning, buf[s : s + 1])
         eng.pos = s + 1
         return True
+
+
+def _has_content(events: list[Event], start: int) -> bool:
+    """A handler emitted content (its marker was text: a code fence, a backtick run), not markup."""
+    return any(type(ev) is TextDelta or type(ev) is ReasoningDelta for ev in events[start:])
 
 
 class EngineConfig(CallSettings, Protocol):

@@ -35,9 +35,10 @@ HOLD_LIMIT = LOOKAHEAD  # a whitespace run longer than this is content (bounded 
 
 
 class _Channel:
-    """One content channel's separator state."""
+    """One content channel's separator state. ``idle``: nothing held, not at a segment's start, not in a
+    long run, so a piece that does not end in whitespace is released as it is (the engine's fast path)."""
 
-    __slots__ = ("lead", "held", "long", "released", "join", "gap")
+    __slots__ = ("lead", "held", "long", "released", "join", "gap", "idle")
 
     def __init__(self, join: bool) -> None:
         self.lead = True  # at the start of a segment: leading whitespace is a separator
@@ -46,6 +47,7 @@ class _Channel:
         self.released = False  # this channel released content (a later segment is joined to it)
         self.join = join
         self.gap = ""  # the joiner the whitespace dropped since the last release calls for
+        self.idle = False
 
     def take(self, text: str) -> str:
         """What of ``text`` (the next piece of this channel's content) is released now."""
@@ -62,14 +64,19 @@ class _Channel:
             if not text.strip(SEP_WS):
                 return text
             self.long = False
-        whole = self.held + text if self.held else text
-        body = whole.rstrip(SEP_WS)
-        if len(whole) - len(body) > HOLD_LIMIT:
+        held = self.held
+        if held:
+            text = held + text
+        body = text.rstrip(SEP_WS)
+        n = len(text) - len(body)
+        if n > HOLD_LIMIT:
             self.held = ""
             self.long = True
             self.released = True
-            return whole
-        self.held = whole[len(body) :]
+            self.idle = False
+            return text
+        self.held = text[len(body) :] if n else ""
+        self.idle = not n
         if body:
             self.released = True
         return body
@@ -86,36 +93,29 @@ class _Channel:
         self.held = ""
         self.long = False
         self.lead = True
+        self.idle = False
 
 
-class Separators:
-    """The engine's exact-output policy (``core.engine.TextRelease``) for one stream."""
+class Separators(_Channel):
+    """The engine's exact-output policy (``core.engine.TextRelease``) for one stream: itself the visible-text
+    channel (so the engine's fast path reads ``idle`` and calls ``text`` directly), with a reasoning channel."""
 
-    __slots__ = ("_text", "_reasoning", "pieces")
+    __slots__ = ("_reasoning",)
 
     def __init__(self) -> None:
-        self._text = _Channel(join=True)
+        super().__init__(join=True)
         self._reasoning = _Channel(join=False)  # reasoning segments are joined by the reasoning rule
-        self.pieces = 0
 
-    @property
-    def idle(self) -> bool:
-        t = self._text
-        return not (t.lead or t.held or t.long)
-
-    def text(self, text: str) -> str:
-        self.pieces += 1
-        return self._text.take(text)
+    text = _Channel.take
 
     def reason(self, text: str) -> str:
-        self.pieces += 1
         return self._reasoning.take(text)
 
     def markup(self) -> None:
-        self._text.markup()
+        _Channel.markup(self)
         self._reasoning.markup()
 
     def forget_text(self) -> None:
         """The visible text released so far was reasoning (an orphan ``</think>``): nothing to join to."""
-        self._text.released = False
-        self._text.gap = ""
+        self.released = False
+        self.gap = ""
