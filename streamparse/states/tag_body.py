@@ -275,7 +275,7 @@ class TagCallState(State):
         eng.pos = m.end()
         return True
 
-    def _ends_value(self, buf: str, tok: str, s: int, e: int, final: bool) -> bool | None:
+    def _ends_value(self, buf: str, tok: str | None, s: int, e: int, final: bool) -> bool | None:
         """A closer ends the value only where the structure can end: the template writes the next parameter
         or the call's closer after ``</parameter>`` (and the section's closer or another call after the
         call's closer); anything else means the model wrote the marker inside the value (markers inside
