@@ -178,8 +178,10 @@ def _end_message(eng: Engine, s: int, e: int, final: bool) -> bool | None:
         return None
     if j is not False:
         found = [starts_or_prefix(buf, j, m) for m in (H_START, H_CHANNEL)]
-        if not any(found):
-            return None if None in found and not final else False
+        if not any(found) and None not in found:
+            return False
+        if not any(found) and not final:
+            return None  # the next marker may still be arriving (at the end, a cut one counts)
     return pop_scope(eng, s, e, final)
 
 

@@ -302,7 +302,9 @@ class TagCallState(State):
             if ok:
                 return True
             pending = pending or ok is None
-        return None if pending and not final else False
+        if pending:  # the output so far ends inside the next marker: at its end, the structure ended here
+            return True if final else None
+        return False
 
     def _stopped_after_body(self, eng: Engine, rest: str) -> bool:
         """close(reason="stop") with every parameter closed and only (part of) the call's closer left: a stop
