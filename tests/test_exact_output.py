@@ -180,6 +180,32 @@ GLM_PIECES = ["a", " ", "\n", "</arg_value>", "<arg_value>", "</arg_key>", "</to
 @given(pieces=st.lists(st.sampled_from(GLM_PIECES), max_size=10))
 def test_glm_values_holding_markers_round_trip(pieces: list[str]) -> None:
     value = "".join(pieces)
-    assume(re.search(r"</arg_value>(?:<arg_key>|</tool_call>|$)", value) is None)
+    assume(re.search(r"</arg_value>\s*(?:<arg_key>|</tool_call>|$)", value) is None)
     text = f"<tool_call>f<arg_key>q</arg_key><arg_value>{value}</arg_value></tool_call>"
     assert calls(check_stream(text, seeds=2, formats=["glm45"])) == [("f", {"q": value})]
+
+
+def test_a_closer_inside_a_value_is_decided_within_the_lookahead() -> None:
+    from streamparse.core.lookahead import LOOKAHEAD
+
+    value = "a</parameter>" + " " * (LOOKAHEAD + 40) + "still the value"
+    text = f"<tool_call>\n<function=f>\n<parameter=q>\n{value}\n</parameter>\n</function>\n</tool_call>"
+    parser = StreamParser(formats=["qwen3_coder"])
+    for ch in text:
+        parser.feed(ch)
+    parser.close()
+    # A closer followed by more whitespace than the look-ahead ends the value: decided, never held longer.
+    assert parser.stats.largest_holdback <= LOOKAHEAD + len("</parameter>") + 1
+    assert check_stream(text, seeds=2, formats=["qwen3_coder"]).rejected  # "still the value" is stray text
+
+
+def test_kimi_noise_is_dropped_only_between_section_markers() -> None:
+    call = '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|>'
+    inside = check_stream(
+        "Hi<|tool_calls_section_begin|> um " + call + " uh <|tool_calls_section_end|>", formats=["kimi_k2"]
+    )
+    assert calls(inside) == [("f", {"a": 1})] and inside.text == "Hi"
+    # No section marker within the look-ahead: the section ended, the prose after it is text.
+    prose = "x" * 300
+    after = check_stream("<|tool_calls_section_begin|>" + call + " " + prose, seeds=2, formats=["kimi_k2"])
+    assert calls(after) == [("f", {"a": 1})] and after.text == prose
