@@ -209,3 +209,9 @@ def test_kimi_noise_is_dropped_only_between_section_markers() -> None:
     prose = "x" * 300
     after = check_stream("<|tool_calls_section_begin|>" + call + " " + prose, seeds=2, formats=["kimi_k2"])
     assert calls(after) == [("f", {"a": 1})] and after.text == prose
+
+
+def test_gemma4_keys_with_spaces_come_back_under_every_chunking() -> None:
+    text = '<|tool_call>call:add_contact{first name:<|"|>Ada<|"|>,zip code:75001}<tool_call|>'
+    result = check_stream(text, formats=["gemma4"])
+    assert calls(result) == [("add_contact", {"first name": "Ada", "zip code": 75001})]
