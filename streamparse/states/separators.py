@@ -51,6 +51,11 @@ class _Channel:
 
     def take(self, text: str) -> str:
         """What of ``text`` (the next piece of this channel's content) is released now."""
+        if text[-1] not in SEP_WS and not (self.lead or self.long):  # the common case: release what was held
+            held = self.held
+            self.held = ""
+            self.idle = self.released = True
+            return held + text if held else text
         if self.lead:
             body = text.lstrip(SEP_WS)
             if self.join and len(body) < len(text):
