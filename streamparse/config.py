@@ -18,6 +18,7 @@ from .formats.openers import unparsed_block
 from .formats.pyish import pythonic_after_prose
 from .states.declared_text import open_declared_reasoning
 from .states.gates import FALLBACK_MODES, START_FALLBACK
+from .states.separators import SEPARATORS, Separators, SeparatorsOption
 from .states.start import StartState, intent_handlers
 from .states.text import (
     CONTROL_TOKENS,
@@ -198,8 +199,11 @@ class Config:
         id_prefix: str = "call_",
         coercion: Coercion = "lenient",
         non_object_args: NonObjectArgs = "reject",
+        separators: SeparatorsOption = "drop",
     ) -> None:
         active = catalog.resolve(formats)
+        if separators not in SEPARATORS:
+            raise ValueError(f"separators must be one of {SEPARATORS}, not {separators!r}")
         if coercion not in COERCIONS:
             raise ValueError(f"coercion must be one of {COERCIONS}, not {coercion!r}")
         if non_object_args not in NON_OBJECT_ARGS:
@@ -223,6 +227,7 @@ class Config:
         self.id_prefix = id_prefix
         self.coercion = coercion
         self.non_object_args = non_object_args
+        self.separators = separators
         promote = calls_in_reasoning == "promote"
         self.tables = tables(active, promote, not self.auto, fallback, self.tools is not None, catalog.generation())
 
@@ -238,3 +243,6 @@ class Config:
 
     def new_stats(self) -> ParserStats:
         return ParserStats()
+
+    def new_release(self) -> Separators | None:
+        return Separators() if self.separators == "drop" else None

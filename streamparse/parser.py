@@ -26,6 +26,7 @@ from .events import (
 )
 from .messages import finish_reason
 from .partial import CallSnapshot, PartialJson, copy_value
+from .states.separators import SeparatorsOption
 from .stats import ParserStats
 from .token_input import TokenGuard
 
@@ -44,6 +45,9 @@ class StreamParser:
     admits no string when its meaning is unambiguous (``"true"`` -> true, ``"5"`` -> 5), recorded as the
     repair ``lenient_types``; ``"strict"`` validates JSON arguments exactly as written. Text-valued
     formats (qwen3_coder, xml_invoke, ...) always convert by the schema: their values are text by design.
+    ``separators``: ``"drop"`` (the default) gives content and reasoning as the message fields the template
+    was given, without the whitespace it writes around its markup (``<think>\n``, ``\n\n<tool_call>``);
+    ``"keep"`` leaves that whitespace in the text (docs/FORMATS.md, exact output).
     ``calls`` / ``snapshot(index)``: each call as far as it has streamed (:class:`CallSnapshot`).
     ``record=True`` keeps every event so that :meth:`result` can give the whole turn (memory then grows with
     the stream; off by default, so a parser holds no more than its longest open call).
@@ -66,6 +70,7 @@ class StreamParser:
         non_object_args: NonObjectArgs = "reject",
         special_tokens: Mapping[int, str] | None = None,
         record: bool = False,
+        separators: SeparatorsOption = "drop",
     ) -> None:
         self._config = Config(
             formats,
@@ -77,6 +82,7 @@ class StreamParser:
             id_prefix=id_prefix,
             coercion=coercion,
             non_object_args=non_object_args,
+            separators=separators,
         )
         self._engine = Engine(self._config)
         # Token-id input (``feed_tokens``): markers that are special tokens count only as their token ids.

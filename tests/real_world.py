@@ -4,8 +4,8 @@ Two kinds of fixture files share one case shape: ``templates.json`` (models' own
 scripts/render_templates.py; each case names a ``model``) and the peers' parser cases (``vllm.json``,
 ``sglang.json``, ``llamacpp.json``; each case names the ``formats`` and options to parse with). A case
 holds the model's output (``generated``) and what it must parse to (``expected``: calls, visible text,
-reasoning, and optionally the rejection reasons). Visible text and reasoning compare without surrounding
-whitespace: what separates markup from prose is neither the model's text nor the parser's to keep.
+reasoning, and optionally the rejection reasons). Visible text and reasoning compare exactly: they are the
+message fields the template was given, without the separator whitespace it writes around its markup.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from streamparse import StreamParser
 from streamparse.events import Event, ParseResult, merge_events
 
 DATA = Path(__file__).parent / "data" / "real"
-SOURCES = ("templates", "vllm", "sglang", "llamacpp")
+SOURCES = ("templates", "vllm", "sglang", "llamacpp", "reports")
 
 
 @dataclass(frozen=True)
@@ -101,10 +101,10 @@ def mismatches(case: Case, result: ParseResult) -> list[str]:
     got_rejected = [r.reason for r in result.rejected]
     if got_rejected != want_rejected:
         problems.append(f"rejected {got_rejected} != {want_rejected}")
-    if result.text.strip() != exp.get("text", "").strip():
-        problems.append(f"text {result.text.strip()!r} != {exp.get('text', '').strip()!r}")
-    if result.reasoning.strip() != exp.get("reasoning", "").strip():
-        problems.append(f"reasoning {result.reasoning.strip()!r} != {exp.get('reasoning', '').strip()!r}")
+    if result.text != exp.get("text", ""):
+        problems.append(f"text {result.text!r} != {exp.get('text', '')!r}")
+    if result.reasoning != exp.get("reasoning", ""):
+        problems.append(f"reasoning {result.reasoning!r} != {exp.get('reasoning', '')!r}")
     return problems
 
 

@@ -69,6 +69,15 @@ def test_parse_text_file_matches_parse_for_any_chunk_size(
     assert len(summarize(out)["calls"]) == 2
 
 
+def test_parse_keep_separators_keeps_template_whitespace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "out.txt"
+    f.write_text(QWEN.text, encoding="utf-8")
+    code, out, _ = run_main(["parse", str(f), "--format", "hermes", "--keep-separators"], capsys)
+    assert code == 0
+    assert summarize(out) == expected(QWEN.text, formats=["hermes"], separators="keep")
+    assert summarize(out)["text"] != expected(QWEN.text, formats=["hermes"])["text"]
+
+
 def test_parse_model_preset_primes_reasoning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rec = RECORDINGS["minimax-m2"]  # MiniMax-M2's template opens <think> in the prompt
     f = tmp_path / "out.txt"

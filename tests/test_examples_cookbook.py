@@ -22,7 +22,7 @@ def run_example(name: str) -> str:
 def test_openai_sdk_stream_recipe_turns_text_markup_into_a_validated_call() -> None:
     out = run_example("openai_sdk_stream.py")
     assert out.splitlines() == [
-        "text: 'Let me check.\\n'",
+        "text: 'Let me check.'",
         "call: get_weather {'city': 'Paris'}",
         "finish_reason: tool_calls",
     ]
@@ -31,7 +31,7 @@ def test_openai_sdk_stream_recipe_turns_text_markup_into_a_validated_call() -> N
 def test_proxy_recipe_returns_structured_tool_calls_streaming_or_not() -> None:
     out = run_example("proxy_in_front.py")
     assert out.splitlines() == [
-        "content: 'Let me check.\\n'",
+        "content: 'Let me check.'",
         'tool_call: get_weather {"city": "Paris"}',
         "finish_reason: tool_calls",
         "streamed tool_calls: {0: ['get_weather', '{\"city\": \"Paris\"}']}",

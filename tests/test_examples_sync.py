@@ -21,4 +21,4 @@ def test_quickstart_example_streams_text_arguments_and_the_call() -> None:
     assert "args so far:" in out
     assert "call: lookup_order {'order_id': 'A-1'}" in out
     assert "finish_reason: tool_calls" in out
-    assert "parse(): 'Which order?' 'Checking.\\n'" in out and "'name': 'lookup_order'" in out
+    assert "parse(): 'Which order?' 'Checking.'" in out and "'name': 'lookup_order'" in out

@@ -40,7 +40,7 @@ def test_named_formats_are_not_fallbacks_and_claim_line_starts() -> None:
     result = check_stream(text, formats=["json"])
     assert calls(result) == [("search_web", {"query": "weather in Antwerp"})]
     assert result.tool_calls[0].fallback_used is False
-    assert result.text == "Let me search.\n"
+    assert result.text == "Let me search."
 
 
 def test_stats_count_fallback_calls() -> None:
@@ -127,7 +127,7 @@ def test_gated_size_cap() -> None:
     assert reasons(result) == ["too_large"] and not result.tool_calls
     args_first = json.dumps({"arguments": {"query": "q" * GATED_MAX_CHARS}, "tool": "search_web"})
     held_too_long = check_stream("CALL_TOOL " + args_first, formats="auto", fallback="gated", tools=TOOLS, seeds=2)
-    assert held_too_long.text == " " + args_first and not held_too_long.rejected
+    assert held_too_long.text == args_first and not held_too_long.rejected
 
 
 def test_gated_candidate_must_follow_the_intent() -> None:
@@ -157,7 +157,7 @@ def test_gated_fallback_beside_a_named_primary_format() -> None:
 def test_gated_not_call_shaped_after_intent_is_text() -> None:
     text = 'CALL_TOOL {"name": "pkg", "version": "1"}'
     result = check_stream(text, formats="auto", fallback="gated", tools=TOOLS)
-    assert result.text == ' {"name": "pkg", "version": "1"}' and not result.rejected
+    assert result.text == '{"name": "pkg", "version": "1"}' and not result.rejected
 
 
 def test_default_fallback_in_parse() -> None:

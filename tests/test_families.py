@@ -123,7 +123,7 @@ def test_the_request_decides_whether_the_output_starts_in_reasoning(
 
 def test_a_closed_tool_call_block_nobody_can_read_is_rejected_not_shown() -> None:
     result = check_stream("<tool_call>not json</tool_call> after", formats=["hermes"])
-    assert calls(result) == [] and reasons(result) == ["malformed"] and result.text == " after"
+    assert calls(result) == [] and reasons(result) == ["malformed"] and result.text == "after"
     xml = "<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>"
     assert reasons(check_stream(xml, formats=["hermes"])) == ["malformed"]  # known markup, format off
 

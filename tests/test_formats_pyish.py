@@ -42,7 +42,7 @@ PY_FIXTURES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str]] = {
         "Let me do both.\n<|python_start|>[set_alarm(label='standup', minutes=15), "
         'lookup_order(order_id="A-1001")]<|python_end|>\nDone.',
         [("set_alarm", {"label": "standup", "minutes": 15}), ("lookup_order", {"order_id": "A-1001"})],
-        "Let me do both.\n\nDone.",
+        "Let me do both.\nDone.",
     ),
     "lfm2_nested_and_strings": (
         "Sure.<|tool_call_start|>[f(" + NESTED_PY + ", " + STRING_PY + ", code='''" + CODE + "''')]"
@@ -54,12 +54,12 @@ PY_FIXTURES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str]] = {
         'I\'ll check.\n<function_calls>\nlookup_order(order_id="A-1001")\nrefresh()\n'
         "set_alarm(minutes=15, tags=['a', 'b'],)\n</function_calls>\nOK.",
         [("lookup_order", {"order_id": "A-1001"}), ("refresh", {}), ("set_alarm", {"minutes": 15, "tags": ["a", "b"]})],
-        "I'll check.\n\nOK.",
+        "I'll check.\nOK.",
     ),
     "bare_at_start_after_reasoning": (
         '<think>Two calls.</think>\n[a(x=1.5e3), b(s="line\\nbreak", n=-2)]',
         [("a", {"x": 1500.0}), ("b", {"s": "line\nbreak", "n": -2})],
-        "\n",
+        "",
     ),
 }
 
@@ -80,7 +80,7 @@ def test_bare_list_only_at_the_start_and_only_when_call_shaped() -> None:
         result = check_stream(text, formats="auto")
         assert result.tool_calls == [] and result.rejected == [] and result.text == text, text
     named = check_stream("[f(a=1)] and [g(b=2)]", formats=["pythonic"])
-    assert calls(named) == [("f", {"a": 1})] and named.text == " and [g(b=2)]"
+    assert calls(named) == [("f", {"a": 1})] and named.text == "and [g(b=2)]"
     assert check_stream("[f(a=1)]", formats="auto").tool_calls[0].fallback_used
     assert not check_stream("[f(a=1)]", formats=["pythonic"]).tool_calls[0].fallback_used
     assert check_stream("[f(a=1)]", formats=["hermes"]).text == "[f(a=1)]"
@@ -92,7 +92,7 @@ def test_wrapped_call_with_positional_arguments_is_rejected_and_the_rest_kept() 
     assert calls(result) == [("h", {"c": "ok"})]
     assert reasons(result) == ["malformed", "malformed"]
     assert [r.raw for r in result.rejected] == ["f(1)", "g(b=len(y))"]
-    assert result.text == "x  y"
+    assert result.text == "x y"
 
 
 def test_wrapped_junk_is_rejected_up_to_the_closer_without_leaking() -> None:
@@ -100,7 +100,7 @@ def test_wrapped_junk_is_rejected_up_to_the_closer_without_leaking() -> None:
     result = check_stream(text, formats=["pythonic"])
     assert calls(result) == [("f", {"a": 1})]
     assert reasons(result) == ["malformed", "malformed"]
-    assert result.text == "a  b  c"
+    assert result.text == "a b c"
 
 
 def test_wrapper_without_a_call_list_is_plain_text() -> None:
@@ -167,7 +167,7 @@ def test_gemma_tool_code_fence_holds_calls_and_other_fences_are_code(formats: An
     ]
     assert result.rejected == []
     assert result.text == (
-        'Checking the order.\n\n\n\n```tool_output\n{"status": "shipped"}\n```\n```python\nf(a=1)\n```\nShipped.'
+        'Checking the order.\n```tool_output\n{"status": "shipped"}\n```\n```python\nf(a=1)\n```\nShipped.'
     )
     assert [c.format for c in result.tool_calls] == ["gemma_tool_code"] * 2
 
@@ -176,7 +176,7 @@ def test_gemma_tool_code_fence_without_a_call_is_code_and_bad_lines_are_rejected
     code = "```tool_code\nx = 5\n```"
     assert check_stream(code, formats="auto").text == code
     result = check_stream("```tool_code\nf(a=1)\nx = 5\n```\nafter", formats=["gemma_tool_code"])
-    assert calls(result) == [("f", {"a": 1})] and reasons(result) == ["malformed"] and result.text == "\nafter"
+    assert calls(result) == [("f", {"a": 1})] and reasons(result) == ["malformed"] and result.text == "after"
     cut = check_stream("```tool_code\nf(a='x", formats=["gemma_tool_code"])
     assert reasons(cut) == ["truncated"] and cut.text == ""
 
@@ -205,7 +205,7 @@ def test_gemma4_calls_with_delimited_strings(formats: Any) -> None:
         ),
         ("refresh", {}),
     ]
-    assert result.reasoning == "\nNeed an alarm." and result.text == "Setting it. Done."
+    assert result.reasoning == "Need an alarm." and result.text == "Setting it. Done."
     assert result.rejected == []
 
 
@@ -216,7 +216,7 @@ def test_functiongemma_and_concatenated_calls() -> None:
     )
     result = check_stream(text, formats=["gemma4"])
     assert calls(result) == [("lookup_order", {"order_id": "A-1001"}), ("a", {"n": 1}), ("b", {"s": "x"})]
-    assert result.text == "then "
+    assert result.text == "then"
 
 
 def test_gemma4_bad_bodies_are_rejected_without_leaking() -> None:
@@ -248,7 +248,7 @@ def test_generic_xml_values_are_trimmed_and_typed_by_the_schema() -> None:
         ("set_alarm", {"label": "daily standup", "minutes": 15, "daily": True, "tags": ["a", "b"]}),
         ("write_file", {"content": CODE + "東京 🚀"}),
     ]
-    assert result.text == "I'll set it.\n\nDone."
+    assert result.text == "I'll set it.\nDone."
     assert result.tool_calls[0].raw.startswith("<tool>") and result.tool_calls[0].raw.endswith("</tool>")
 
 
@@ -259,7 +259,7 @@ def test_generic_xml_without_tools_keeps_strings_and_works_in_auto_mode() -> Non
             "set_alarm",
             {"label": "daily standup", "minutes": "15", "daily": "TRUE", "tags": '["a", "b"]'},
         )
-        assert result.text == "I'll set it.\n\nDone."
+        assert result.text == "I'll set it.\nDone."
 
 
 def test_generic_xml_zero_arguments_and_the_seed_example() -> None:
@@ -281,7 +281,7 @@ def test_generic_xml_needs_a_name_tag_and_leaves_prose_alone() -> None:
 
 def test_generic_xml_truncated_and_malformed_are_rejected_without_leaking() -> None:
     truncated = check_stream("Hi <tool><name>f</name><arguments><a>1</a><b>par", formats=["generic_xml"])
-    assert reasons(truncated) == ["truncated"] and truncated.text == "Hi "
+    assert reasons(truncated) == ["truncated"] and truncated.text == "Hi"
     junk = check_stream("<tool><name>f</name><arguments>oops<a>1</a></arguments></tool>!", formats=["generic_xml"])
     assert reasons(junk) == ["malformed"] and junk.text == "!"
 
@@ -301,7 +301,7 @@ def test_key_value_calls_end_at_the_end_of_their_line() -> None:
         ("refresh", {}),
         ("set_alarm", {"label": "x", "ratio": 0.5}),
     ]
-    assert result.text == "Setting it now.\n\nThen the other one.\n  \n"
+    assert result.text == "Setting it now.\nThen the other one."
 
 
 def test_key_value_without_schema_keeps_strings() -> None:
@@ -322,7 +322,7 @@ def test_key_value_malformed_lines_are_rejected() -> None:
     result = check_stream(text, formats=["key_value"])
     assert result.tool_calls == []
     assert reasons(result) == ["malformed", "malformed", "malformed", "truncated"]
-    assert result.text == "\n\n\nnext\n"
+    assert result.text == "next"
 
 
 def test_key_value_streams_each_pair_when_its_value_completes() -> None:

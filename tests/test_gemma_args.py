@@ -306,3 +306,13 @@ def test_arbitrary_unicode_gives_json_or_a_value_error(text: str, prefix: str) -
 def test_python_literals_the_chat_template_prints_are_read_as_json() -> None:
     # Gemma 4's chat template renders a None / True / False argument the Python way (issue 10).
     assert json.loads(gemma_args_to_json("{a:None,b:True,c:False}")) == {"a": None, "b": True, "c": False}
+
+
+def test_keys_with_spaces_are_keys_as_the_template_prints_them() -> None:
+    # Gemma 4's template prints ``{{ key }}:``: a property named "first name" comes back under that name.
+    assert json.loads(gemma_args_to_json('{first name:<|"|>Ada<|"|>, zip code :75001}')) == {
+        "first name": "Ada",
+        "zip code": 75001,
+    }
+    with pytest.raises(ValueError):
+        gemma_args_to_json('{first name<|"|>Ada<|"|>}')  # still needs its colon

@@ -90,7 +90,7 @@ PROSE = st.lists(
 @given(text=PROSE)
 def test_earliest_release_matches_a_brute_force_oracle(formats: object, text: str) -> None:
     """Invariant 3 on prose with near-misses: after each character, exactly the text that can no longer
-    start a marker has been emitted."""
+    start a marker nor be separator whitespace before one (exact output) has been emitted."""
     markers, ns = _markers(formats)
     # Unmarked formats (bare JSON, pythonic) may hold a candidate at the very start of the output (start rule);
     # this oracle is about markers, so the output starts with a word.
@@ -101,12 +101,13 @@ def test_earliest_release_matches_a_brute_force_oracle(formats: object, text: st
     for i, got in enumerate(released):
         prefix = text[: i + 1]
         held = oracle_hold(prefix, markers, ns)
-        assert got == prefix[: len(prefix) - held], (prefix, got, held)
+        assert got == prefix[: len(prefix) - held].rstrip(" \t\r\n"), (prefix, got, held)
 
 
 def test_earliest_release_on_a_split_special_token() -> None:
     released = released_after_each_char("ok <｜tool▁x", formats="auto")
-    assert released[2] == "ok "  # the space is out, "<" may start a marker
+    assert released[2] == "ok"  # "<" may start a marker, so the space may be a separator before it
+    assert released[3] == "ok"
     assert released[-1] == "ok <｜tool▁x"  # "x" ended every possible marker
 
 

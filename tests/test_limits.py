@@ -95,7 +95,7 @@ def test_call_past_the_limit_is_rejected_too_large_in_every_chunking(kind: str, 
     assert "the call grew past max_call_chars=500" in rejected.detail
     assert calls(result) == [("g", {})]  # the stream goes on: the next call is read normally
     assert result.text.startswith("Before. ")
-    assert result.text.endswith(" middle  after.")  # the oversized call's markup never becomes text
+    assert result.text.endswith(" middle after.")  # the oversized call's markup never becomes text
     assert BIG[:50] not in result.text
 
 
@@ -111,9 +111,9 @@ def test_a_call_of_exactly_the_limit_is_accepted_and_one_more_char_is_not() -> N
     call = '<tool_call>{"name": "f", "arguments": {"q": "abc"}}</tool_call>'
     text = call + " tail"
     ok = check_stream(text, formats=["hermes"], max_call_chars=len(call))
-    assert calls(ok) == [("f", {"q": "abc"})] and ok.text == " tail"
+    assert calls(ok) == [("f", {"q": "abc"})] and ok.text == "tail"
     too_big = check_stream(text, formats=["hermes"], max_call_chars=len(call) - 1)
-    assert reasons(too_big) == ["too_large"] and too_big.text == " tail"
+    assert reasons(too_big) == ["too_large"] and too_big.text == "tail"
     assert too_big.rejected[0].raw == call[:-1]
 
 
@@ -294,7 +294,7 @@ def test_long_backtick_and_tilde_runs_are_text_in_every_chunking() -> None:
 def test_a_long_number_in_arguments_is_rejected_not_held() -> None:
     text = '<tool_call>{"name": "f", "arguments": {"n": ' + "1" * 6000 + "}}</tool_call> after"
     result = check_stream(text, seeds=2, formats=["hermes"])
-    assert reasons(result) == ["malformed"] and result.text == " after"
+    assert reasons(result) == ["malformed"] and result.text == "after"
     parser = StreamParser(formats=["hermes"])
     for ch in text:
         parser.feed(ch)

@@ -37,7 +37,7 @@ def test_for_model_primes_reasoning_for_primed_families() -> None:
     parser = StreamParser.for_model("deepseek-ai/DeepSeek-R1-0528")
     events = parser.feed("weigh options\n</think>\n\nAnswer.") + parser.close()
     result = streamparse.ParseResult.from_events(events)
-    assert result.reasoning == "weigh options\n" and result.text == "\n\nAnswer."
+    assert result.reasoning == "weigh options" and result.text == "Answer."
 
 
 def test_unknown_model_falls_back_to_auto_and_says_so(caplog: pytest.LogCaptureFixture) -> None:

@@ -45,7 +45,7 @@ def summary(events: list[Any]) -> tuple[str, str, list[str]]:
     )
 
 
-EXPECTED = ("Checking \u00e9.\n", "Need the order. ", ["lookup_order"])
+EXPECTED = ("Checking \u00e9.", "Need the order. ", ["lookup_order"])
 
 
 def test_ndjson_lines_split_anywhere_give_the_same_result() -> None:

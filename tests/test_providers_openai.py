@@ -60,7 +60,7 @@ def summary(events: list[Any]) -> tuple[str, str, list[tuple[str, dict[str, Any]
     )
 
 
-EXPECTED = ("Let me check.\n", "The user wants an order.", [("lookup_order", {"order_id": "A-1001"})])
+EXPECTED = ("Let me check.", "The user wants an order.", [("lookup_order", {"order_id": "A-1001"})])
 
 
 def test_sse_bytes_give_text_reasoning_and_calls() -> None:

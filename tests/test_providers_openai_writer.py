@@ -65,7 +65,7 @@ def test_parsed_stream_reassembles_in_the_openai_client() -> None:
     completion = accumulate(chunks)
     choice = completion.choices[0]
     assert choice.finish_reason == "tool_calls"
-    assert choice.message.content == "Checking. "
+    assert choice.message.content == "Checking."
     calls = [(c.id, c.function.name, json.loads(c.function.arguments)) for c in choice.message.tool_calls]
     assert calls == [
         ("call_0", "get_weather", {"city": "Paris"}),
@@ -157,7 +157,7 @@ def test_completion_from_result_validates_as_chat_completion() -> None:
     calls = [tc.model_dump() for tc in msg.tool_calls or []]
     assert [json.loads(c["function"]["arguments"])["city"] for c in calls] == ["Paris", "Rome"]
     assert completion.choices[0].finish_reason == "tool_calls"
-    assert msg.content == "Checking. "
+    assert msg.content == "Checking."
     assert (msg.model_extra or {}).get("reasoning_content") == "Two cities."
     only_calls = parse('<tool_call>{"name": "f", "arguments": {}}</tool_call>', formats=["hermes"])
     msg2 = ChatCompletion.model_validate(completion_from_result(only_calls, "m")).choices[0].message

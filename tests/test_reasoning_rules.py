@@ -47,9 +47,9 @@ def _preset(model: str) -> dict[str, Any]:
 
 
 def test_primed_reasoning_then_a_call_without_closer_keeps_both() -> None:
-    text = "The user wants Paris weather.\n" + WEATHER
+    text = "The user wants Paris weather." + WEATHER
     result = check_stream(text, formats=["hermes"], start_in_reasoning=True)
-    assert result.reasoning == "The user wants Paris weather.\n"
+    assert result.reasoning == "The user wants Paris weather."
     assert calls(result) == [("get_weather", {"city": "Paris"})]
 
 
@@ -64,7 +64,7 @@ def test_a_written_think_block_keeps_calls_inside_it_as_reasoning() -> None:
 def test_text_before_an_orphan_closer_is_reasoning() -> None:
     text = "Need the weather.\n</think>\n\n" + WEATHER
     result = _same_result_every_chunking(text)
-    assert result.reasoning == "Need the weather.\n"
+    assert result.reasoning == "Need the weather."
     assert result.text.strip() == ""
     assert calls(result) == [("get_weather", {"city": "Paris"})]
     check_stream(text)
@@ -104,5 +104,5 @@ def test_whitespace_before_an_orphan_closer_is_not_reasoning() -> None:
 def test_non_streaming_response_puts_the_moved_text_in_reasoning() -> None:
     result = parse("Need the weather.\n</think>\n\n" + WEATHER)
     message = completion_from_result(result, "m")["choices"][0]["message"]
-    assert message["reasoning_content"] == "Need the weather.\n"
+    assert message["reasoning_content"] == "Need the weather."
     assert message["tool_calls"][0]["function"]["name"] == "get_weather"

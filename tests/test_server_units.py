@@ -179,3 +179,13 @@ def test_non_streaming_rejection_is_noted_or_answered_502() -> None:
     with _completion_app(UNDECLARED, on_reject="drop") as client:  # type: ignore[attr-defined]
         got = client.post("/v1/chat/completions", json=BODY).json()
     assert got["choices"][0]["message"]["content"] == "Sure." and "streamparse_rejections" not in got
+
+
+def test_proxy_content_is_the_message_field_unless_separators_are_kept() -> None:
+    text = "Let me check.\n\n" + '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n'
+    # (keep: the proxy itself still drops a whitespace-only segment after the last call)
+    for separators, content in (("drop", "Let me check."), ("keep", "Let me check.\n\n")):
+        with _completion_app(text, separators=separators) as client:  # type: ignore[attr-defined]
+            got = client.post("/v1/chat/completions", json=BODY).json()
+        message = got["choices"][0]["message"]
+        assert message["content"] == content and message["tool_calls"][0]["function"]["name"] == "get_weather"

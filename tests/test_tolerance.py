@@ -42,21 +42,33 @@ def test_unknown_type_names_still_fail_in_the_constructor() -> None:
         StreamParser(tools=_tool("f", {"x": {"type": "whatever"}}))
 
 
-def test_glm_values_are_stripped_of_indentation() -> None:
+def test_glm_values_are_verbatim_as_its_template_writes_them() -> None:
+    # GLM's template writes <arg_value>{{ v }}</arg_value>: the spaces around a value are the model's.
     text = (
-        "<tool_call>get_weather\n    <arg_key>city</arg_key>\n    <arg_value>  Dallas\n    </arg_value>\n"
+        "<tool_call>get_weather\n    <arg_key>city</arg_key>\n    <arg_value>  Beijing  </arg_value>\n"
         "    <arg_key>state</arg_key>\n    <arg_value>TX</arg_value>\n    </tool_call>"
     )
     result = check_stream(text, formats=["glm45"])
-    assert calls(result) == [("get_weather", {"city": "Dallas", "state": "TX"})]
+    assert calls(result) == [("get_weather", {"city": "  Beijing  ", "state": "TX"})]
 
 
-def test_minimax_values_are_stripped_of_surrounding_whitespace() -> None:
+def test_minimax_values_are_verbatim_as_its_template_writes_them() -> None:
     text = (
         '<minimax:tool_call>\n<invoke name="f">\n<parameter name="q">\n   cats and dogs \n</parameter>\n'
         "</invoke>\n</minimax:tool_call>"
     )
-    assert calls(check_stream(text, formats=["minimax"])) == [("f", {"q": "cats and dogs"})]
+    assert calls(check_stream(text, formats=["minimax"])) == [("f", {"q": "\n   cats and dogs \n"})]
+
+
+def test_qwen3_coder_values_lose_the_one_newline_per_side_its_template_wraps_them_in() -> None:
+    text = "<tool_call>\n<function=f>\n<parameter=q>\n  two\n\n</parameter>\n</function>\n</tool_call>"
+    assert calls(check_stream(text, formats=["qwen3_coder"])) == [("f", {"q": "  two\n"})]
+
+
+def test_typed_values_still_read_through_surrounding_whitespace() -> None:
+    tools = _tool("f", {"n": {"type": "integer"}})
+    text = "<tool_call>f<arg_key>n</arg_key><arg_value> 15\n</arg_value></tool_call>"
+    assert calls(check_stream(text, formats=["glm45"], tools=tools)) == [("f", {"n": 15})]
 
 
 def test_qwen3_coder_values_lose_one_newline_per_side_as_with_the_peers() -> None:

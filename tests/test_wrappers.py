@@ -77,7 +77,7 @@ PY_TOOLS = [
 
 def test_a_pythonic_list_after_prose_is_a_call_for_a_declared_tool() -> None:
     result = check_stream("Let me check: [get_weather(location='Paris')]", formats=["pythonic"], tools=PY_TOOLS)
-    assert calls(result) == [("get_weather", {"location": "Paris"})] and result.text == "Let me check: "
+    assert calls(result) == [("get_weather", {"location": "Paris"})] and result.text == "Let me check:"
 
 
 @pytest.mark.parametrize(

@@ -91,6 +91,8 @@ def _build(args: argparse.Namespace) -> Any:
     tools = _load_tools(args.tools)
     if tools is not None:
         options["tools"] = tools
+    if args.keep_separators:
+        options["separators"] = "keep"
     try:
         parser = build_parser(args.model, args.format, **options)
     except ValueError as exc:
@@ -285,6 +287,11 @@ def make_argparser() -> argparse.ArgumentParser:
     prs.add_argument("--tools", metavar="FILE.json", help="OpenAI-style tool definitions to validate against")
     prs.add_argument("--chunk-size", type=int, metavar="N", help="feed N bytes at a time (default: all at once)")
     prs.add_argument("--input", choices=INPUT_KINDS, default="text", help="what the file holds (default: text)")
+    prs.add_argument(
+        "--keep-separators",
+        action="store_true",
+        help="keep the whitespace templates write around markup in content and reasoning (default: dropped)",
+    )
 
     fmts = sub.add_parser("formats", help="list the format catalog with a one-line example each")
     fmts.add_argument("--long", action="store_true", help="models, delimiters and parsed result too")

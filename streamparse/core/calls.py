@@ -142,12 +142,15 @@ class CallLifecycle:
     stats: ParserStats
     gate: CallGate | None
     started_calls: list[Candidate]  # every call that had its ToolCallStart, in index order (snapshots)
+    sep: Any  # the engine's exact-output policy (TextRelease), or None
 
     def begin_call(self, fmt: str, raw_start: int, fallback: bool = False) -> Candidate:
         if self.call is not None:  # defensive: a state forgot to finish its call
             self.fail_call(Reason.MALFORMED, "a new call began before the previous one ended", raw_start)
         cand = Candidate(fmt, raw_start, fallback)
         self.orphan_window = False  # an orphan </think> after a call is only markup (reasoning rule)
+        if self.sep is not None:
+            self.sep.markup()  # whitespace around a call's markup is a separator (exact output)
         if self.gate is not None:
             self.gate.begin(cand)
         self.call = cand

@@ -36,6 +36,22 @@ CTX = 8  # characters of already-consumed context kept before ``pos``
 # False = not this handler, None = cannot decide before more input arrives (hold from the marker).
 Handler = Callable[["Engine", int, int, bool], "bool | None"]
 
+SEP_WS = " \t\r\n"  # separator whitespace (exact output): what templates write around markers
+
+
+class TextRelease(Protocol):
+    """What content is released when (exact output, ``states/separators.py``): separator whitespace around
+    markup is held until the next character or marker decides it. ``idle``: a text chunk that does not end
+    in whitespace is released as it is."""
+
+    idle: bool
+
+    def text(self, text: str) -> str: ...
+
+    def reason(self, text: str) -> str: ...
+
+    def markup(self) -> None: ...
+
 
 class MarkerTable:
     """A scope's markers, compiled once, with the handlers for each marker."""
@@ -100,6 +116,11 @@ class ScanState(State):
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         if self._any_marker(text) is not None:
             return None
+        sep = eng.sep
+        if sep is not None:
+            text = sep.reason(text) if self.reasoning else sep.text(text)
+            if not text:
+                return []
         if self.reasoning:
             eng.reasoning_seen = True
             eng.orphan_window = False
@@ -130,7 +151,9 @@ class ScanState(State):
                 eng.content(self.reasoning, buf[s:])
                 eng.pos = len(buf)
             return False
+        sep = eng.sep
         for handler in self.table.lookup(tok):
+            emitted = len(eng.events)
             res = handler(eng, s, e, final)
             if res is None:
                 if final:
@@ -138,11 +161,20 @@ class ScanState(State):
                 eng.note_hold(len(buf) - s)
                 return False
             if res:
+                # Markup taken between text scopes (a candidate call that may still turn out to be text
+                # is not: a call's markup counts at begin_call): its surrounding whitespace is a separator.
+                if sep is not None and type(eng.state) is ScanState and not _has_content(eng.events, emitted):
+                    sep.markup()
                 return True
         # Nobody took it: its first character is plain content; scanning resumes right after it.
         eng.content(self.reasoning, buf[s : s + 1])
         eng.pos = s + 1
         return True
+
+
+def _has_content(events: list[Event], start: int) -> bool:
+    """A handler emitted content (its marker was text: a code fence, a backtick run), not markup."""
+    return any(type(ev) is TextDelta or type(ev) is ReasoningDelta for ev in events[start:])
 
 
 class EngineConfig(CallSettings, Protocol):
@@ -161,6 +193,9 @@ class EngineConfig(CallSettings, Protocol):
     def start(self, eng: Engine) -> None: ...
 
     def new_stats(self) -> ParserStats: ...
+
+    def new_release(self) -> TextRelease | None:
+        """The exact-output policy of a new stream; None keeps separator whitespace as content."""
 
 
 class GateBook(Protocol):
@@ -212,6 +247,7 @@ class Engine(CallLifecycle):
         self.gatebook: GateBook | None = None  # once a gated fallback was opened (settled at close)
         self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork
         self.end_reason: str | None = None  # why the stream ended, as close() was told (None: not told)
+        self.sep: TextRelease | None = cfg.new_release()
         cfg.start(self)
         self._arm_text()
 
@@ -241,6 +277,11 @@ class Engine(CallLifecycle):
                     buf = self.buf + text
                     self.buf = buf[-CTX:]
                     self.pos = len(self.buf)
+                    sep = self.sep
+                    if sep is not None and not (sep.idle and text[-1] not in SEP_WS):
+                        text = sep.text(text)
+                        if not text:
+                            return []
                     if not self.seen_output and not text.isspace():
                         self.seen_output = True
                     self.released += len(text)
@@ -395,6 +436,9 @@ class Engine(CallLifecycle):
             self.text(text)
 
     def text(self, text: str) -> None:
+        sep = self.sep
+        if sep is not None and text:
+            text = sep.text(text)
         if text:
             if not self.seen_output and not text.isspace():
                 self.seen_output = True
@@ -402,6 +446,9 @@ class Engine(CallLifecycle):
             self.events.append(TextDelta(text))
 
     def reason(self, text: str) -> None:
+        sep = self.sep
+        if sep is not None and text:
+            text = sep.reason(text)
         if text:
             self.reasoning_seen = True
             self.orphan_window = False

@@ -21,6 +21,8 @@ FUNCTIONGEMMA_STRING_DELIM = "<escape>"
 
 # A bare word runs to whitespace, punctuation or the start of a delimiter (``<``) / a stray quote.
 _WORD = re.compile(r'[^\s:,{}\[\]<"]++')
+# A bare key runs to its colon: the template prints keys as they are (``{{ key }}:``), spaces included.
+_KEY_WORD = re.compile(r'[^:,{}\[\]<"\n]++')
 _SPACE = re.compile(r"\s*+")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?P<frac>\.[0-9]++)?(?P<exp>[eE][+-]?[0-9]++)?")
 # Gemma 4's chat template prints a Python ``None`` / ``True`` / ``False`` argument as such, so a model
@@ -103,10 +105,10 @@ def gemma_args_to_json(text: str, string_delim: str = GEMMA4_STRING_DELIM) -> st
                 key = text[pos + dlen : end]
                 pos = end + dlen
             else:
-                m = _WORD.match(text, pos)
+                m = _KEY_WORD.match(text, pos)
                 if m is None:
                     raise ValueError(f"expected a key at {pos}, got {char!r}")
-                key, pos = m.group(), m.end()
+                key, pos = m.group().rstrip(), m.end()
             pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
             if not text.startswith(":", pos):
                 raise ValueError(f"expected ':' after key {key[:40]!r} at {pos}")

@@ -80,9 +80,11 @@ def block(
     opener_table: Callable[[], MarkerTable],
     continuation: str | None = None,
     junk: tuple[str, tuple[str, ...]] | None = None,
+    noise: bool = False,
 ) -> Handler:
     """A section opener: what follows (after whitespace) must begin with ``continuation`` if given.
-    ``junk`` (format, closers): a special-token section whose stray text is broken markup (BlockState)."""
+    ``junk`` (format, closers): a special-token section whose stray text is broken markup; ``noise``: stray
+    text between the section's markers is dropped (BlockState)."""
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         if continuation is not None:
@@ -93,7 +95,7 @@ def block(
             if not ok:
                 return ok if not final else False
         eng.pos = e
-        eng.push(BlockState(opener_table(), junk, eng.next_index))
+        eng.push(BlockState(opener_table(), junk, eng.next_index, noise))
         return True
 
     return handler

@@ -86,7 +86,8 @@ def pythonic_after_prose(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``[NAME(`` after prose (SGLang reads a pythonic list anywhere): only when the tools are given and
     NAME is one of them, so prose such as ``[see(1)]`` or ``[print(x) for x in y]`` stays text. Llama 3.2 /
     4 write a short preamble before the list. The list is then read as at the output start (text until
-    its first call is confirmed)."""
+    its first call is confirmed), and a one-call list must end its line: one quoted mid-sentence
+    (``the docs say [lookup(q="x")] returns the first hit``) is prose."""
     tools = eng.cfg.tools
     if tools is None or eng.call is not None:
         return False
@@ -100,7 +101,7 @@ def pythonic_after_prose(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if m.group("name") not in tools:
         return False
     eng.pos = e
-    eng.push(PyCallsState("pythonic", LIST, None, bare=True, held="["))
+    eng.push(PyCallsState("pythonic", LIST, None, bare=True, held="[", line_end=True))
     return True
 
 

@@ -73,6 +73,17 @@ def match_head(buf: str, i: int, final: bool, gemma: bool = False) -> re.Match[s
     return None if _MAYBE_HEAD.fullmatch(buf, i) else False
 
 
+def _ends_line(buf: str, i: int, final: bool) -> bool | None:
+    """Only spaces or tabs, then a newline or the end of the output, from ``i`` (bounded)."""
+    n = len(buf)
+    stop = min(n, i + LOOKAHEAD)
+    while i < stop and buf[i] in " \t\r":
+        i += 1
+    if i < n:
+        return buf[i] == "\n"
+    return True if final else (None if stop == n else False)
+
+
 class PyCallsState(State):
     """The calls of one Python-style section, from just after its opener (``[`` for lists)."""
 
@@ -88,10 +99,15 @@ class PyCallsState(State):
         "held",
         "pending",
         "committed",
+        "line_end",
     )
 
-    def __init__(self, fmt: str, form: str, closer: str | None, *, bare: bool = False, held: str = "") -> None:
+    def __init__(
+        self, fmt: str, form: str, closer: str | None, *, bare: bool = False, held: str = "", line_end: bool = False
+    ) -> None:
         self.fmt = fmt
+        # ``line_end``: a list after prose is a call list only when it ends its line (prose is not a call).
+        self.line_end = line_end
         self.form = form
         self.closer = closer
         # ``bare``: an unmarked list at the output start is text until its first call is confirmed (start rule).
@@ -269,6 +285,12 @@ class PyCallsState(State):
                 return self._decline(eng)
             return self._junk(eng, j)
         if not self.committed:
+            if c == "]" and self.line_end:
+                ends = _ends_line(buf, j + 1, final)
+                if ends is None:
+                    return False
+                if not ends:  # ``the docs say [lookup(q="x")] returns ...``: quoted in a sentence
+                    return self._decline(eng)
             self._commit(eng, j + 1)
         eng.pos = j + 1
         self.phase = _HEAD if c == "," else _CLOSE

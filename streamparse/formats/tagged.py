@@ -4,6 +4,7 @@ deepseek_dsml, minimax_m3, glm45."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from ..core.engine import Engine, Handler
@@ -26,13 +27,20 @@ QWEN_SYNTAX = TagSyntax(
     call_close="</function>",
     lenient=True,
     outer_close=("</tool_call>", "</seed:tool_call>"),
+    call_next=("</tool_call>", "<tool_call>", "<function="),
+)
+
+
+# Seed-OSS's template writes ``<parameter=K>`` + value + ``</parameter>``: values are verbatim.
+SEED_SYNTAX = replace(
+    QWEN_SYNTAX, verbatim=True, call_next=("</seed:tool_call>", "<seed:tool_call>", "<function="), tables={}
 )
 
 
 def _function_call(fmt: str, standalone: bool) -> Handler:
     # Standalone `<function=NAME>` is shared with function_tag, so it needs `<parameter=`/`</function>` next.
     nxt = ("<parameter=", "</function>") if standalone else ()
-    return tag_call(fmt, FUNCTION_NAME, ">", QWEN_SYNTAX, require_next=nxt)
+    return tag_call(fmt, FUNCTION_NAME, ">", SEED_SYNTAX if fmt == "seed_oss" else QWEN_SYNTAX, require_next=nxt)
 
 
 _QWEN_BLOCK = block_table({"<function=": _function_call("qwen3_coder", False)}, ("</tool_call>",))
@@ -60,7 +68,9 @@ PARAM_HEADER = re.compile(
 
 @lru_cache(maxsize=64)
 def invoke_syntax(prefix: str, trim: bool = False) -> TagSyntax:
-    """``<PREFIXparameter name="K">`` ... for one namespace prefix (``""``, ``"antml:"``, ``"｜DSML｜"``)."""
+    """``<PREFIXparameter name="K">`` ... for one namespace prefix (``""``, ``"antml:"``, ``"｜DSML｜"``).
+
+    Every template of this family (Anthropic XML, MiniMax-M2, DeepSeek DSML) writes values verbatim."""
     return TagSyntax(
         param_open=f"<{prefix}parameter",
         header_end=">",
@@ -69,6 +79,7 @@ def invoke_syntax(prefix: str, trim: bool = False) -> TagSyntax:
         call_close=f"</{prefix}invoke>",
         lenient=False,
         trim=trim,
+        verbatim=not trim,
     )
 
 
@@ -105,9 +116,10 @@ def wire_xml_invoke(w: Wiring) -> None:
     w.on_ns("invoke", invoke_open)
 
 
-# MiniMax-M2 and GLM values are stripped of the whitespace around them, as vLLM's and SGLang's parsers for
-# these models do (models indent them); Qwen3-Coder-style values lose one newline per side, as there.
-_MINIMAX_BLOCK = block_table({"<invoke": invoke_call("minimax", "", True)}, ("</minimax:tool_call>",))
+# MiniMax-M2's and GLM's templates write values verbatim (``<parameter name="k">`` + v + ``</parameter>``),
+# so the whitespace around a value is the model's (vLLM and SGLang strip it); Qwen3-Coder's template wraps
+# values in one newline per side, which is all its values lose.
+_MINIMAX_BLOCK = block_table({"<invoke": invoke_call("minimax", "")}, ("</minimax:tool_call>",))
 
 
 def wire_minimax(w: Wiring) -> None:
@@ -206,7 +218,7 @@ GLM_SYNTAX = TagSyntax(
     param_header=re.compile(r"(?P<key>[^<]{1,200})</arg_key>(?:\s|\\[nrt])*<arg_value>"),  # escaped: GLM-4.6
     param_close="</arg_value>",
     call_close="</tool_call>",
-    trim=True,
+    verbatim=True,
 )
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-:/]{1,200}")
 

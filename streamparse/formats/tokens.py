@@ -151,7 +151,7 @@ _KIMI_BLOCK = block_table(kimi_block_calls(), (KIMI_SECTION_END,))
 
 def wire_section(w: Wiring) -> None:
     if KIMI_SECTION_BEGIN not in w.markers:  # kimi_k2 and token_json share it: wire once
-        w.on(KIMI_SECTION_BEGIN, block(_KIMI_BLOCK))
+        w.on(KIMI_SECTION_BEGIN, block(_KIMI_BLOCK, noise=True))  # Kimi K2 writes noise between markers
 
 
 def wire_kimi_k2(w: Wiring) -> None:
@@ -168,18 +168,53 @@ H_START = "<|start|>"
 H_CHANNEL = "<|channel|>"
 H_MESSAGE = "<|message|>"
 _RECIPIENT = re.compile(r"to=([^\s<]+)")
+# What stands between ``<|start|>`` / ``<|channel|>`` and ``<|message|>`` in a header: words, a recipient,
+# the channel and ``<|constrain|>``, never other markup or a line break.
+_HEADER_SHAPE = re.compile(r"[^<>\n]*(?:<\|channel\|>[^<>\n]*)?(?:<\|constrain\|>[^<>\n]*)?")
+
+
+def _end_message(eng: Engine, s: int, e: int, final: bool) -> bool | None:
+    """``<|end|>`` / ``<|call|>`` / ``<|return|>`` end the analysis message only where a message can end:
+    before the next message's header or the end of the output; reasoning that mentions them keeps them
+    as text (markers inside values)."""
+    buf = eng.buf
+    j = after_ws(buf, e, final)
+    if j is None:
+        return None
+    if j is not False:
+        found = [starts_or_prefix(buf, j, m) for m in (H_START, H_CHANNEL)]
+        if not any(found) and None not in found:
+            return False
+        if not any(found) and not final:
+            return None  # the next marker may still be arriving (at the end, a cut one counts)
+    return pop_scope(eng, s, e, final)
+
+
 _HARMONY_ANALYSIS = MarkerTable(
     {
-        "<|end|>": [pop_scope],
-        "<|call|>": [pop_scope],
-        "<|return|>": [pop_scope],
+        "<|end|>": [_end_message],
+        "<|call|>": [_end_message],
+        "<|return|>": [_end_message],
         **{t: [drop] for t in CONTROL_TOKENS if t not in ("<|end|>", "<|call|>", "<|return|>")},
     }
 )
 
 
-def _leave_analysis(eng: Engine, s: int, e: int, final: bool) -> bool:
-    """A new message began without ``<|end|>``: leave reasoning, let the text scope read the header."""
+def _header_follows(eng: Engine, e: int, final: bool) -> bool | None:
+    """A whole header (``...<|message|>``, header-shaped) follows ``e``; None: not decidable yet."""
+    buf = eng.buf
+    idx = buf.find(H_MESSAGE, e, e + 2 * LOOKAHEAD)
+    if idx < 0:
+        return None if (len(buf) < e + 2 * LOOKAHEAD and not final) else False
+    return _HEADER_SHAPE.fullmatch(buf, e, idx) is not None
+
+
+def _leave_analysis(eng: Engine, s: int, e: int, final: bool) -> bool | None:
+    """A new message began without ``<|end|>``: leave reasoning, let the text scope read the header. Only
+    when a header follows: reasoning may mention ``<|channel|>final``."""
+    follows = _header_follows(eng, e, final)
+    if not follows:
+        return follows
     eng.pos = s
     eng.pop()
     return True
@@ -212,6 +247,8 @@ def _header(eng: Engine, s: int, e: int, final: bool, role_part: bool) -> Decisi
     buf = eng.buf
     idx = buf.find(H_MESSAGE, e, e + 2 * LOOKAHEAD)
     if idx < 0:
+        if final and len(buf) < e + 2 * LOOKAHEAD:
+            return _cut_header(eng, s, e)
         return None if (len(buf) < e + 2 * LOOKAHEAD and not final) else False
     header = buf[e:idx]
     if role_part and H_CHANNEL not in header:
@@ -242,6 +279,21 @@ def _header(eng: Engine, s: int, e: int, final: bool, role_part: bool) -> Decisi
     if channel == "analysis":
         eng.begin_reasoning_segment()
         eng.push(ScanState(_analysis_table(), reasoning=True))
+    return True
+
+
+def _cut_header(eng: Engine, s: int, e: int) -> bool:
+    """The output ended inside a call's header (header-shaped, naming a recipient): a truncated call, never
+    text (no name is announced: the call never started)."""
+    buf = eng.buf
+    m = _RECIPIENT.search(buf, e)
+    if _HEADER_SHAPE.fullmatch(buf, e) is None or m is None:
+        return False
+    cand = eng.begin_call("harmony", s)
+    recipient = m.group(1)
+    cand.name = recipient[len("functions.") :] if recipient.startswith("functions.") else recipient
+    eng.fail_call(Reason.TRUNCATED, "the stream ended inside the call's header", len(buf))
+    eng.pos = len(buf)
     return True
 
 

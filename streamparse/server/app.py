@@ -340,7 +340,11 @@ class ProxyApp:
         model = payload.get("model")
         name = opts.preset or (model if isinstance(model, str) else None)
         # A random prefix keeps call ids unique across responses too (clients key tool results by id).
-        options: dict[str, Any] = {"id_prefix": f"call_{uuid.uuid4().hex[:12]}_", "max_call_chars": opts.max_call_chars}
+        options: dict[str, Any] = {
+            "id_prefix": f"call_{uuid.uuid4().hex[:12]}_",
+            "max_call_chars": opts.max_call_chars,
+            "separators": opts.separators,
+        }
         kwargs = payload.get("chat_template_kwargs")
         if isinstance(kwargs, dict):  # enable_thinking / thinking decide where the reply starts
             options["chat_template_kwargs"] = kwargs

@@ -42,6 +42,7 @@ class ServerOptions:
     max_body_bytes: int = 16 * 1024 * 1024
     max_sse_line_chars: int = 4 * 1024 * 1024
     max_call_chars: int | None = 4 * 1024 * 1024
+    separators: Literal["drop", "keep"] = "drop"  # "keep": template whitespace around markup stays in content
     ping_interval: float = 15.0  # seconds of silence towards the client before a ``: ping`` comment
     connect_timeout: float = 10.0
     read_timeout: float = 600.0  # longest silence from the upstream mid-reply
@@ -166,6 +167,14 @@ def add_arguments(srv: argparse.ArgumentParser) -> None:
         help="longest upstream SSE line in characters (else the stream ends with an error)",
     )
     add("--max-call-chars", type=int, default=d.max_call_chars, help="largest call (else rejected too_large)")
+    add(
+        "--keep-separators",
+        action="store_const",
+        const="keep",
+        default=d.separators,
+        dest="separators",
+        help="keep the whitespace templates write around markup in content and reasoning (default: dropped)",
+    )
     add("--ping-interval", type=float, default=d.ping_interval, help="seconds of silence before a ': ping'")
     add("--connect-timeout", type=float, default=d.connect_timeout)
     add("--read-timeout", type=float, default=d.read_timeout, help="longest upstream silence mid-reply")

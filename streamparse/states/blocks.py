@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.engine import Engine, MarkerTable, State
-from ..core.lookahead import after_ws
+from ..core.lookahead import LOOKAHEAD, after_ws
 from ..rejections import Reason
 
 
@@ -13,15 +13,38 @@ class BlockState(State):
 
     ``junk`` (a special-token section: format and closers): text before the section's first call is not
     prose but broken markup; it becomes a rejected candidate up to the closer (``malformed``) or the end
-    of the stream (``truncated``), so none of it leaks into the visible text."""
+    of the stream (``truncated``), so none of it leaks into the visible text.
 
-    __slots__ = ("table", "junk", "first_index", "in_junk")
+    ``noise`` (Kimi K2): stray text between the section's markers is dropped when the section's next marker
+    follows within :data:`LOOKAHEAD` characters; otherwise the section ended and the text is visible."""
 
-    def __init__(self, table: MarkerTable, junk: tuple[str, tuple[str, ...]] | None = None, first: int = 0) -> None:
+    __slots__ = ("table", "junk", "first_index", "in_junk", "noise")
+
+    def __init__(
+        self,
+        table: MarkerTable,
+        junk: tuple[str, tuple[str, ...]] | None = None,
+        first: int = 0,
+        noise: bool = False,
+    ) -> None:
         self.table = table
         self.junk = junk
         self.first_index = first
         self.in_junk = False
+        self.noise = noise
+
+    def _noise(self, eng: Engine, j: int, final: bool) -> bool | None:
+        """Text at ``j`` is noise (True: skipped to the next marker), not (False), or undecided (None)."""
+        buf = eng.buf
+        hit = self.table.markers.search(buf, j)
+        if hit is not None and hit[0] - j <= LOOKAHEAD:
+            if hit[2] is not None:
+                eng.pos = hit[0]
+                return True
+            return None if not final else False  # a marker's prefix ends the buffer
+        if hit is None and len(buf) - j < LOOKAHEAD and not final:
+            return None
+        return False
 
     def _junk(self, eng: Engine, j: int, final: bool) -> bool:
         assert self.junk is not None
@@ -67,6 +90,13 @@ class BlockState(State):
         if found is None:
             if self.junk is not None and eng.next_index == self.first_index:
                 return self._junk(eng, j, final)
+            if self.noise:
+                noise = self._noise(eng, j, final)
+                if noise is None:
+                    eng.note_hold(len(buf) - pos)
+                    return False
+                if noise:
+                    return True
             eng.pop()
             return True
         s, e, tok = found

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.engine import Engine, Handler, MarkerTable, State
 from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
-from ..core.lookahead import read_header
+from ..core.lookahead import after_ws, read_header, starts_or_prefix
 from ..events import Event
 from ..rejections import Reason
 from .coerce import coerce_text_value, streams_as_string
@@ -49,6 +49,8 @@ class TagSyntax:
     outer_close: tuple[str, ...] = ()
     """Closers of the enclosing block that also end the call between parameters (``</parameter></tool_call>``:
     the model left ``</function>`` out) and are left for the block; inside a value they are value text."""
+    # What may follow ``call_close`` when it ends a value (lenient: ``</parameter>`` missing); empty: anything.
+    call_next: tuple[str, ...] = ()
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
@@ -87,12 +89,13 @@ def _unescape(m: re.Match[str]) -> str:
 
 
 class ValueWriter:
-    """Streams one text value into the arguments JSON (text-value rule): drop one leading and one trailing newline;
-    strings stream fragment by fragment, other types are coerced by the schema when complete."""
+    """Streams one text value into the arguments JSON (text-value rule): drop one leading and one trailing newline
+    (the Qwen3-Coder template wraps values in them), keep every character (``verbatim``) or strip the value
+    (``trim``); strings stream fragment by fragment, other types are coerced by the schema when complete."""
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
-    "verbatim",
+        "verbatim",
     )  # fmt: skip
 
     def __init__(
@@ -228,6 +231,16 @@ class TagCallState(State):
                 eng.pos = end
                 return False
             s, e, tok = found
+            ends = self._ends_value(buf, tok, s, e, final)
+            if not ends:
+                if ends is None:  # what follows the closer decides: hold from it (bounded look-ahead)
+                    self.value.write(buf[pos:s])
+                    eng.pos = s
+                    eng.note_hold(len(buf) - s)
+                    return False
+                self.value.write(buf[pos:e])  # a closer written inside the value is text of the value
+                eng.pos = e
+                return True
             self.value.write(buf[pos:s])
             self.value.finish()
             self.value = None
@@ -277,6 +290,37 @@ class TagCallState(State):
         self.nparams += 1
         eng.pos = m.end()
         return True
+
+    def _ends_value(self, buf: str, tok: str | None, s: int, e: int, final: bool) -> bool | None:
+        """A closer ends the value only where the structure can end: the template writes the next parameter
+        or the call's closer after ``</parameter>`` (and the section's closer or another call after the
+        call's closer); anything else means the model wrote the marker inside the value (markers inside
+        values). None: the continuation is not here yet."""
+        syn = self.syn
+        if self.escaped:
+            return True
+        if tok == syn.param_open:  # lenient: a missing closer; the template starts parameters on a new line
+            return s == 0 or buf[s - 1] == "\n"
+        if tok == self.close:
+            nexts: tuple[str, ...] = (syn.param_open, syn.call_close, *syn.markup)
+        elif syn.call_next:
+            nexts = syn.call_next
+        else:
+            return True
+        j = after_ws(buf, e, final)
+        if j is None:
+            return None
+        if j is False:  # the end of the output (or a long whitespace run) follows
+            return True
+        pending = False
+        for marker in nexts:
+            ok = starts_or_prefix(buf, j, marker)
+            if ok:
+                return True
+            pending = pending or ok is None
+        if pending:  # the output so far ends inside the next marker: at its end, the structure ended here
+            return True if final else None
+        return False
 
     def _stopped_after_body(self, eng: Engine, rest: str) -> bool:
         """close(reason="stop") with every parameter closed and only (part of) the call's closer left: a stop

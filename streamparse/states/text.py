@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState, State
+from .separators import Separators
 
 CONTROL_TOKENS: tuple[str, ...] = (
     "<|im_end|>",
@@ -80,7 +81,10 @@ def orphan_closer(eng: Engine, s: int, e: int, final: bool) -> bool:
     """``</think>`` in visible text: markup, never text; before any reasoning or call it says the text
     released so far was reasoning (reasoning rule, ``TextWasReasoning``)."""
     eng.pos = e
+    was_reasoning = eng.orphan_window and eng.seen_output
     eng.orphan_closer()
+    if was_reasoning and isinstance(eng.sep, Separators):
+        eng.sep.forget_text()
     return True
 
 
