@@ -37,7 +37,7 @@ class Example:
     decl: Declaration
     output: str  # text before, the call(s), text after
     calls: list[tuple[str, dict[str, Any]]]
-    text: str = "Sure.  Done."
+    text: str = "Sure. Done."  # the separators around the call are not text (exact output)
     reasoning: str = ""
     options: tuple[tuple[str, Any], ...] = ()
 
@@ -95,7 +95,7 @@ EXAMPLES: dict[str, Example] = {
         + W
         + "<|c:end|><|c:begin|>a2<|c:name|>now<|c:args|>{}<|c:end|>",
         [*CALL, ("now", {})],
-        text="Sure. ",
+        text="Sure.",
     ),
     # A prefix and an index suffix around the name (Kimi K2's functions.NAME:0).
     "prefix_suffix": Example(

@@ -142,7 +142,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]
         'Sure.\n<longcat_tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</longcat_tool_call>',
         {},
         [("get_weather", {"city": "Paris"})],
-        "Sure.\n",
+        "Sure.",
         "",
     ),
     # vLLM's MiniCPM5 XML parser: values trimmed, typed by the schema.
@@ -161,7 +161,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]
         '{"city": "Moscow"}}</s>',
         {},
         [("get_weather", {"city": "Moscow"})],
-        "Let me check.\n\n",
+        "Let me check.",
         "",
     ),
     "gigachat31": (
@@ -180,7 +180,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]
         "</｜GCML｜invoke>\n</｜GCML｜tool_calls>",
         {},
         [("get_weather", {"city": " Kazan", "days": 3})],
-        "Ok.\n\n",
+        "Ok.",
         "",
     ),
 }

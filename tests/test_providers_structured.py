@@ -276,7 +276,7 @@ def test_ollama_tool_calls_become_validated_calls(size: int) -> None:
     raw = "".join(json.dumps(line) + "\n" for line in OLLAMA_LINES).encode()
     pieces = [raw] if not size else [raw[i : i + size] for i in range(0, len(raw), size)]
     events = merge_events(list(ollama_ndjson_events(pieces, tools=TOOLS)))
-    assert events[0] == TextDelta("Checking. ")
+    assert events[0] == TextDelta("Checking.")  # the space before the call is a separator (exact output)
     assert isinstance(events[1], ToolCallStart) and events[1].name == "get_weather"
     assert events[2] == ToolCallDelta(0, '{"city": "Paris, FR", "days": 2}')
     end = events[3]
