@@ -1,8 +1,15 @@
-"""Events emitted by the parser: immutable value objects (frozen, slotted dataclasses)."""
+"""Events emitted by the parser: immutable value objects (frozen, slotted dataclasses).
+
+The engine builds the commonest events through :func:`text_delta`, :func:`reasoning_delta` and
+:func:`tool_call_delta`: they set the slots directly instead of going through a frozen dataclass's
+``__init__`` (one ``object.__setattr__`` per field, about half of an event's cost). The result is the same
+immutable object: equal to, and hashing like, one built by the class.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
@@ -135,6 +142,43 @@ class TextWasReasoning:
 
     chars: int
     type: ClassVar[str] = "text_was_reasoning"
+
+
+def slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """The slot's own setter (a member descriptor's ``__set__``): bypasses the frozen ``__setattr__``.
+
+    For the engine's private constructors only (an event is never changed after it was built)."""
+    setter: Callable[[Any, Any], None] = vars(cls)[name].__set__
+    return setter
+
+
+_new = object.__new__
+_set_text = slot_setter(TextDelta, "text")
+_set_reasoning = slot_setter(ReasoningDelta, "text")
+_set_index = slot_setter(ToolCallDelta, "index")
+_set_arguments = slot_setter(ToolCallDelta, "arguments")
+
+
+def text_delta(text: str) -> TextDelta:
+    """``TextDelta(text)``, built without the dataclass ``__init__`` (the engine's private constructor)."""
+    event: TextDelta = _new(TextDelta)
+    _set_text(event, text)
+    return event
+
+
+def reasoning_delta(text: str) -> ReasoningDelta:
+    """``ReasoningDelta(text)``, built without the dataclass ``__init__``."""
+    event: ReasoningDelta = _new(ReasoningDelta)
+    _set_reasoning(event, text)
+    return event
+
+
+def tool_call_delta(index: int, arguments: str) -> ToolCallDelta:
+    """``ToolCallDelta(index, arguments)``, built without the dataclass ``__init__``."""
+    event: ToolCallDelta = _new(ToolCallDelta)
+    _set_index(event, index)
+    _set_arguments(event, arguments)
+    return event
 
 
 Event: TypeAlias = (

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..events import Event, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from ..events import Event, ToolCall, ToolCallEnd, ToolCallRejected, ToolCallStart, tool_call_delta
 from ..rejections import Reason
 from ..stats import ParserStats
-from .parts import Parts
+from .parts import Parts, RawText
 
 log = logging.getLogger("streamparse")
 
@@ -116,7 +116,7 @@ class Candidate:
         self.started = False
         self.reject: str | None = None
         self.detail = ""
-        self.raw_parts = Parts()
+        self.raw_parts = RawText(self.args)  # markup; what is also argument text is kept once, in args
         self.raw_mark = raw_mark
         self.raw_len = 0
         self.repairs: list[str] = []
@@ -184,8 +184,32 @@ class CallLifecycle:
         cand.has_args = True
         if cand.closed:
             return
+        raw = cand.raw_parts
+        if raw.run >= 0:
+            raw.unshare()
         cand.args.append(text)
         cand.pending.append(text)
+
+    def args_verbatim(self, start: int, text: str) -> None:
+        """Argument text that is also the markup ``buf[start:start + len(text)]``, just consumed: kept once.
+
+        Falls back to :meth:`args` when the stretch is not next in the call's markup."""
+        cand = self.call
+        if cand is None or not text:
+            return
+        if cand.closed or cand.raw_mark > start:
+            self.args(text)
+            return
+        cand.has_args = True
+        raw = cand.raw_parts
+        if start > cand.raw_mark:
+            raw.append(self.buf[cand.raw_mark : start])
+            cand.raw_len += start - cand.raw_mark
+        raw.share()
+        cand.args.append(text)
+        cand.pending.append(text)
+        cand.raw_len += len(text)
+        cand.raw_mark = start + len(text)
 
     def fast_args(self, text: str, args: str) -> list[Event] | None:
         """Fast path of a state streaming a whole chunk ``text`` as argument text ``args``."""
@@ -197,11 +221,16 @@ class CallLifecycle:
             return None
         if self.pos > cand.raw_mark:
             return None
-        cand.raw_parts.append(text)
+        raw = cand.raw_parts
+        if args is text:
+            raw.share()
+            cand.args.append(args)
+        else:
+            raw.append(text)
+            cand.args.append(args)  # after the markup: not shared
         cand.raw_len += len(text)
-        cand.args.append(args)
         cand.has_args = True
-        return [ToolCallDelta(cand.index, args)]  # type: ignore[arg-type]
+        return [tool_call_delta(cand.index, args)]  # type: ignore[arg-type]
 
     def add_repairs(self, repairs: list[str]) -> None:
         cand = self.call
@@ -215,15 +244,15 @@ class CallLifecycle:
         text = pending[0] if len(pending) == 1 else "".join(pending)
         pending.clear()
         if text and cand.index is not None:
-            self.events.append(ToolCallDelta(cand.index, text))
+            self.events.append(tool_call_delta(cand.index, text))
 
-    def _raw(self, cand: Candidate, end: int) -> str:
+    def _raw(self, cand: Candidate, end: int, args_text: str | None = None) -> str:
         if cand.closed:
             return ""
         if end > cand.raw_mark:
             cand.raw_parts.append(self.buf[cand.raw_mark : end])
             cand.raw_mark = end
-        return cand.raw_parts.join()
+        return cand.raw_parts.join(args_text)
 
     def end_call(self, end: int) -> None:
         """The call's closing delimiter ends at ``end``: finish, validate, emit End or Rejected."""
@@ -233,7 +262,14 @@ class CallLifecycle:
         if cand.closed:
             self.call = None
             return
-        raw = self._raw(cand, end)
+        args_json = ""
+        if cand.reject is None and cand.name is not None:
+            cand.raw_parts.unshare()  # ("{}" below is no markup)
+            if not cand.has_args:
+                cand.args.append("{}")
+                cand.pending.append("{}")
+            args_json = cand.args.join()  # also what the markup refers to: joined once for both
+        raw = self._raw(cand, end, args_json or None)
         self.call = None
         if cand.reject is not None:
             self._reject(cand, cand.reject, cand.detail, raw)
@@ -241,12 +277,8 @@ class CallLifecycle:
         if cand.name is None:
             self._reject(cand, Reason.MALFORMED, "no tool name", raw)
             return
-        if not cand.has_args:
-            cand.args.append("{}")
-            cand.pending.append("{}")
         if cand.pending:
             self._flush_deltas(cand)
-        args_json = cand.args.join()
         try:
             args = json.loads(args_json)
         except (ValueError, RecursionError) as exc:
@@ -332,8 +364,8 @@ class CallLifecycle:
         else:
             self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
         cand.closed = True
-        cand.raw_parts = Parts()
         cand.args = Parts()
+        cand.raw_parts = RawText(cand.args)
         cand.pending = []
 
     def _reject(self, cand: Candidate, reason: str, detail: str, raw: str) -> None:

@@ -22,127 +22,34 @@ from json.encoder import encode_basestring  # the C string escaper json.dumps us
 from typing import Any, Protocol
 
 from ..errors import ParserClosedError
-from ..events import Event, ReasoningDelta, TextDelta, TextWasReasoning, ToolCallDelta
+from ..events import (
+    Event,
+    TextDelta,
+    TextWasReasoning,
+    ToolCallDelta,
+    reasoning_delta,
+    slot_setter,
+    text_delta,
+    tool_call_delta,
+)
 from ..stats import ParserStats
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
+from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
-from .scanner import MarkerSet, marker_set, split_ns
+from .parts import FAN
+from .scope import Handler, MarkerTable, ScanState, State
+
+__all__ = ["CTX", "Engine", "EngineConfig", "GateBook", "Handler", "MarkerTable", "ScanState", "State"]
 
 log = logging.getLogger("streamparse")
 
 CTX = 8  # characters of already-consumed context kept before ``pos``
 
-# A handler decides what a found marker means: True = handled (pos advanced / state changed),
-# False = not this handler, None = cannot decide before more input arrives (hold from the marker).
-Handler = Callable[["Engine", int, int, bool], "bool | None"]
-
-
-class MarkerTable:
-    """A scope's markers, compiled once, with the handlers for each marker."""
-
-    __slots__ = ("markers", "handlers", "ns_handlers")
-
-    def __init__(
-        self,
-        handlers: dict[str, list[Handler]],
-        ns_handlers: dict[str, list[Handler]] | None = None,
-    ) -> None:
-        self.handlers = {k: tuple(v) for k, v in handlers.items()}
-        self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
-        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers))
-
-    def lookup(self, tok: str) -> tuple[Handler, ...]:
-        hs = self.handlers.get(tok)
-        if hs is not None:
-            return hs
-        parts = split_ns(tok)
-        if parts is not None:
-            return self.ns_handlers.get(parts[1], ())
-        return ()
-
-
-class State:
-    """One mode of the scanner. ``step`` consumes from ``eng.buf[eng.pos:]``."""
-
-    __slots__ = ()
-    reasoning = False  # where plain content of this state goes
-
-    def step(self, eng: Engine, final: bool) -> bool:
-        raise NotImplementedError
-
-    def at_close(self, eng: Engine) -> None:
-        """End of stream while this state is open (after the buffer was drained as far as possible)."""
-
-    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
-        """After a step with an open call: (pattern, escape). A full match of the pattern on the next chunk
-        means the chunk is plain content of an argument string that can be streamed at once, verbatim or
-        (escape) JSON-escaped: the engine's armed fast path."""
-        return None
-
-    def fast(self, eng: Engine, text: str) -> list[Event] | None:
-        """Consume a whole chunk when nothing is held and the chunk cannot change state; else None.
-
-        The engine then keeps only context; a state with an open call records the chunk as raw text.
-        """
-        return None
-
-
-class ScanState(State):
-    """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
-
-    __slots__ = ("table", "reasoning", "_any_marker")
-
-    def __init__(self, table: MarkerTable, reasoning: bool = False) -> None:
-        self.table = table
-        self.reasoning = reasoning
-        self._any_marker = table.markers.raw_search
-
-    def fast(self, eng: Engine, text: str) -> list[Event] | None:
-        if self._any_marker(text) is not None:
-            return None
-        if self.reasoning:
-            eng.reasoning_seen = True
-            eng.orphan_window = False
-            return [ReasoningDelta(text)]
-        if not eng.seen_output and not text.isspace():
-            eng.seen_output = True
-        eng.released += len(text)
-        return [TextDelta(text)]
-
-    def step(self, eng: Engine, final: bool) -> bool:
-        buf = eng.buf
-        pos = eng.pos
-        found = self.table.markers.search(buf, pos)
-        if found is None:
-            if pos < len(buf):
-                eng.content(self.reasoning, buf[pos:])
-                eng.pos = len(buf)
-            return False
-        s, e, tok = found
-        if s > pos:
-            eng.content(self.reasoning, buf[pos:s])
-            eng.pos = s
-        if tok is not None and e == len(buf) and not final and tok in self.table.markers.extendable:
-            eng.note_hold(len(buf) - s)  # a complete marker that may still grow into a longer one
-            return False
-        if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, end-of-stream rule)
-            if final:
-                eng.content(self.reasoning, buf[s:])
-                eng.pos = len(buf)
-            return False
-        for handler in self.table.lookup(tok):
-            res = handler(eng, s, e, final)
-            if res is None:
-                if final:
-                    continue
-                eng.note_hold(len(buf) - s)
-                return False
-            if res:
-                return True
-        # Nobody took it: its first character is plain content; scanning resumes right after it.
-        eng.content(self.reasoning, buf[s : s + 1])
-        eng.pos = s + 1
-        return True
+# Events of the fast paths are built in place (see streamparse.events: the slots set directly).
+_new = object.__new__
+_set_text = slot_setter(TextDelta, "text")
+_set_index = slot_setter(ToolCallDelta, "index")
+_set_arguments = slot_setter(ToolCallDelta, "arguments")
 
 
 class EngineConfig(CallSettings, Protocol):
@@ -206,6 +113,11 @@ class Engine(CallLifecycle):
         self.text_search: Callable[[str], object] | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
+        # ``hot.fullmatch`` while the armed chunk can be taken inline (JSON string content, verbatim, no
+        # limit, nothing held); None otherwise.
+        self.hot_match: Callable[[str], object] | None = None
+        # The armed JSON string path held a lone backslash (an escape split across chunks) at ``buf[pos]``.
+        self.hot_bs = False
         self.bytes_in = 0
         self.chars_in = 0
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
@@ -228,52 +140,133 @@ class Engine(CallLifecycle):
         raise TypeError(f"feed() takes str or bytes, not {type(chunk).__name__}")
 
     def feed(self, chunk: object) -> list[Event]:
-        text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
-        self.chars_in += len(text)
-        limit = self.limit
-        if limit is not None and text and not self._fits(text):
-            return self._feed_limited(text, limit)
-        if self.pos == len(self.buf) and text:  # nothing is held: a fast path may take the whole chunk
-            text_search = self.text_search
-            if text_search is not None:
-                # Visible text with no marker (or marker prefix) anywhere in the chunk: the commonest case.
-                if text_search(text) is None:
-                    buf = self.buf + text
-                    self.buf = buf[-CTX:]
-                    self.pos = len(self.buf)
-                    if not self.seen_output and not text.isspace():
-                        self.seen_output = True
-                    self.released += len(text)
-                    return [TextDelta(text)]
+        # The two commonest chunks, inlined; each path is open only while nothing is held, no
+        # max_call_chars applies and the parser is not closed (see _arm_inline, _arm_text).
+        if type(chunk) is str and chunk:
+            hot_match = self.hot_match
+            if hot_match is not None:
+                if hot_match(chunk) is not None:
+                    # Plain content of an argument string: verbatim argument text (and the call's markup,
+                    # shared with it: raw_parts.share() when the path was armed).
+                    n = len(chunk)
+                    self.chars_in += n
+                    call: Candidate = self.call  # type: ignore[assignment]
+                    args = call.args
+                    if args.tap is None:
+                        tail = args.tail
+                        tail.append(chunk)
+                        if len(tail) >= FAN:
+                            args._carry()
+                    else:
+                        args.append(chunk)
+                    call.raw_len += n
+                    event = _new(ToolCallDelta)
+                    _set_index(event, call.index)
+                    _set_arguments(event, chunk)
+                    return [event]
             else:
-                hot = self.hot
-                # Armed: an open call is streaming an argument string and this chunk is plain content.
-                if hot is not None and hot.fullmatch(text) is not None:
-                    call = self.call
-                    if call is not None and (limit is None or call.raw_len + len(text) <= limit):
-                        call.raw_parts.append(text)
-                        call.raw_len += len(text)
-                        args = text
-                        if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
-                            args = encode_basestring(text)[1:-1]
-                        call.args.append(args)
-                        # The chunk is consumed whole; the buffer (context for line-start and word-boundary
-                        # checks) is left as is: nothing looks behind into a string value.
-                        return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
-                fast = self.state.fast(self, text)
-                if fast is not None:
-                    buf = self.buf + text
-                    self.buf = buf[-CTX:]
+                text_search = self.text_search
+                if text_search is not None and text_search(chunk) is None:
+                    # Visible text with no marker (or marker prefix) anywhere in the chunk.
+                    n = len(chunk)
+                    self.chars_in += n
+                    self.buf = (self.buf + chunk)[-CTX:] if n < CTX else chunk[-CTX:]
                     self.pos = len(self.buf)
-                    call = self.call
-                    if call is not None:
-                        call.raw_mark = self.pos
+                    if not self.seen_output and not chunk.isspace():
+                        self.seen_output = True
+                    self.released += n
+                    text_event: TextDelta = _new(TextDelta)
+                    _set_text(text_event, chunk)
+                    return [text_event]
+        return self._feed(chunk)
+
+    def _feed(self, chunk: object) -> list[Event]:
+        text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
+        n = len(text)
+        self.chars_in += n
+        limit = self.limit
+        if limit is not None and n and not self._fits(text):
+            return self._feed_limited(text, limit)
+        if n:
+            hot = self.hot
+            if hot is not None:
+                # Armed: an open call streams an argument string (a split escape's "\" may be held).
+                fast = self._hot(hot, text, limit)
+                if fast is not None:
                     return fast
+            if not self.hot_bs and self.pos == len(self.buf):  # nothing is held
+                scan = self._text_scan()
+                if scan is not None:
+                    if scan(text) is None:  # visible text with no marker (or marker prefix) in the chunk
+                        self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
+                        self.pos = len(self.buf)
+                        if not self.seen_output and not text.isspace():
+                            self.seen_output = True
+                        self.released += n
+                        return [text_delta(text)]
+                else:
+                    fast = self.state.fast(self, text)
+                    if fast is not None:
+                        self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
+                        self.pos = len(self.buf)
+                        call = self.call
+                        if call is not None:
+                            call.raw_mark = self.pos
+                        return fast
+        self.hot_bs = False
         self.events = []
         self.buf += text
         self._run(False)
         self._trim()
+        self._arm_inline()
         return self.events
+
+    def _hot(self, hot: re.Pattern[str], text: str, limit: int | None) -> list[Event] | None:
+        """The armed path: an open call streams an argument string and ``text`` is plain content of it
+        (a full match of ``hot``), or is, but for a final lone backslash: that escape is undecided, so the
+        backslash alone is held (at ``buf[pos]``) and goes with the next chunk."""
+        call = self.call
+        held = self.hot_bs
+        if call is None or (not held and self.pos != len(self.buf)):
+            return None
+        if held:
+            text = "\\" + text
+        keep = False
+        if hot.fullmatch(text) is None:
+            if hot is not DQ_RUN or text[-1] != "\\" or hot.fullmatch(text, 0, len(text) - 1) is None:
+                return None
+            keep = True
+        n = len(text) - keep
+        if limit is not None and call.raw_len + n > limit:
+            return None
+        args = text[:-1] if keep else text
+        raw = call.raw_parts  # the markup is this argument text (verbatim or escaped): kept once
+        if not self.hot_escape:
+            if raw.run < 0 or raw.run_escaped:
+                raw.share()
+        elif _NEEDS_ESCAPE.search(args) is not None:
+            args = encode_basestring(args)[1:-1]
+            raw.share(True)
+        elif raw.run < 0:
+            raw.share()  # text that needs no escaping is its own escape: either kind of stretch takes it
+        call.args.append(args)
+        call.raw_len += n
+        # The chunk is consumed; the buffer (context for line-start and word-boundary checks) is left as
+        # is: nothing looks behind into a string value.
+        if keep:
+            if not held:
+                self.buf += "\\"
+                if self.largest_hold < 1:
+                    self.note_hold(1)
+            self.hot_bs = True
+            self.hot_match = None
+        elif held:
+            self.buf = self.buf[: self.pos]
+            self.hot_bs = False
+            self._arm_inline()
+        if not args:
+            return []
+        return [tool_call_delta(call.index, args)]  # type: ignore[arg-type]
 
     def _fits(self, text: str) -> bool:
         """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
@@ -289,6 +282,7 @@ class Engine(CallLifecycle):
         rejected too_large the moment more input arrives: the verdict, its raw text and the deltas before
         it do not depend on the chunking, and nothing past the limit is buffered (docs/FORMATS.md, docs/API.md)."""
         self.events = []
+        self.hot_bs = False
         i, n = 0, len(text)
         while i < n:
             call = self.call
@@ -329,10 +323,12 @@ class Engine(CallLifecycle):
         if self.pos < len(self.buf):
             self.content(self.state.reasoning, self.buf[self.pos :])
             self.pos = len(self.buf)
+        self.text_search = self.hot = self.hot_match = None  # feed() after close() raises
         return self.events
 
     def _run(self, final: bool) -> None:
         self.hot = None
+        self.hot_match = None
         self.text_search = None
         while self.state.step(self, final):
             pass
@@ -343,13 +339,32 @@ class Engine(CallLifecycle):
             armed = self.state.arm(self)
             if armed is not None:
                 self.hot, self.hot_escape = armed
+                buf = self.buf
+                if armed[0] is DQ_RUN and self.pos == len(buf) - 1 and buf[-1] == "\\":
+                    self.hot_bs = True  # the state holds a split escape's backslash: the armed path takes it
         self._arm_text()
 
-    def _arm_text(self) -> None:
-        """The visible-text fast path is open when the scanner rests in a plain text scope."""
+    def _arm_inline(self) -> None:
+        """Open the inlined armed path in ``feed`` when the armed chunk needs nothing but appending."""
+        hot = self.hot
+        call = self.call
+        if hot is None or call is None or self.hot_bs or self.hot_escape or self.limit is not None:
+            return
+        if self.pos == len(self.buf) and call.raw_mark == self.pos:
+            call.raw_parts.share()
+            self.hot_match = hot.fullmatch
+
+    def _text_scan(self) -> Callable[[str], object] | None:
+        """The marker search of the plain text scope the scanner rests in, if it does."""
         state = self.state
         if type(state) is ScanState and not state.reasoning and self.call is None:
-            self.text_search = state._any_marker
+            return state._any_marker
+        return None
+
+    def _arm_text(self) -> None:
+        """The inlined visible-text path is open when the scanner rests in a plain text scope."""
+        if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
+            self.text_search = self._text_scan()
 
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
@@ -399,13 +414,13 @@ class Engine(CallLifecycle):
             if not self.seen_output and not text.isspace():
                 self.seen_output = True
             self.released += len(text)
-            self.events.append(TextDelta(text))
+            self.events.append(text_delta(text))
 
     def reason(self, text: str) -> None:
         if text:
             self.reasoning_seen = True
             self.orphan_window = False
-            self.events.append(ReasoningDelta(text))
+            self.events.append(reasoning_delta(text))
 
     def orphan_closer(self) -> None:
         """An orphan ``</think>`` (reasoning rule): the visible text released so far was reasoning."""
@@ -418,7 +433,7 @@ class Engine(CallLifecycle):
     def begin_reasoning_segment(self) -> None:
         """reasoning rule: reasoning segments are joined with a newline."""
         if self.reasoning_seen:
-            self.events.append(ReasoningDelta("\n"))
+            self.events.append(reasoning_delta("\n"))
 
     def line_start(self, s: int) -> bool:
         """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""

@@ -187,6 +187,15 @@ def args_value(eng: Engine, text: str) -> None:
     call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"
 
 
+def _stream_args(eng: Engine, text: str, start: int, end: int) -> None:
+    """Argument JSON read from ``buf[start:end]``: when it is that text's tail verbatim (no repair), the
+    call keeps it once (its markup refers to it), else it is argument text of its own."""
+    if text and eng.buf.endswith(text, start, end):
+        eng.args_verbatim(end - len(text), text)
+    else:
+        eng.args(text)
+
+
 class _JsonBody(State):
     """What JSON bodies share: the closer after the value, and recovery after malformed JSON."""
 
@@ -365,9 +374,9 @@ class JsonCallState(_JsonBody):
             sink = self.sink
             reader = sink.reader
             start = eng.pos
-            eng.pos = reader.feed(eng.buf, start, final)
+            eng.pos = end = reader.feed(eng.buf, start, final)
             if sink.streaming:
-                eng.args(reader.drain())
+                _stream_args(eng, reader.drain(), start, end)
             elif eng.call is not None and eng.call.closed:
                 reader.drain()  # rejected too_large: keep reading to its end, buffering nothing
             if reader.failed:
@@ -444,9 +453,9 @@ class JsonArgsState(_JsonBody):
                     self.phase = 2
                     return True
                 self.held = []
-            eng.pos = reader.feed(eng.buf, start, final)
+            eng.pos = end = reader.feed(eng.buf, start, final)
             if self.held is None:
-                eng.args(reader.drain())
+                _stream_args(eng, reader.drain(), start, end)
             else:
                 self.held.append(reader.drain())
                 if reader.done and not reader.failed:
