@@ -18,7 +18,6 @@ import codecs
 import logging
 import re
 from collections.abc import Callable
-from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any, Protocol
 
 from ..errors import ParserClosedError
@@ -30,16 +29,13 @@ from ..events import (
     reasoning_delta,
     slot_setter,
     text_delta,
-    tool_call_delta,
 )
 from ..stats import ParserStats
+from .armed import ArmedPath
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
 from .json_reader import DQ_RUN
-from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .parts import FAN
-from .scope import Handler, MarkerTable, ScanState, State
-
-__all__ = ["CTX", "Engine", "EngineConfig", "GateBook", "Handler", "MarkerTable", "ScanState", "State"]
+from .scanner import MarkerSet, marker_set, split_ns
 
 log = logging.getLogger("streamparse")
 
@@ -50,6 +46,119 @@ _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
 _set_index = slot_setter(ToolCallDelta, "index")
 _set_arguments = slot_setter(ToolCallDelta, "arguments")
+
+
+# A handler decides what a found marker means: True = handled (pos advanced / state changed),
+# False = not this handler, None = cannot decide before more input arrives (hold from the marker).
+Handler = Callable[["Engine", int, int, bool], "bool | None"]
+
+
+class MarkerTable:
+    """A scope's markers, compiled once, with the handlers for each marker."""
+
+    __slots__ = ("markers", "handlers", "ns_handlers")
+
+    def __init__(
+        self,
+        handlers: dict[str, list[Handler]],
+        ns_handlers: dict[str, list[Handler]] | None = None,
+    ) -> None:
+        self.handlers = {k: tuple(v) for k, v in handlers.items()}
+        self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
+        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers))
+
+    def lookup(self, tok: str) -> tuple[Handler, ...]:
+        hs = self.handlers.get(tok)
+        if hs is not None:
+            return hs
+        parts = split_ns(tok)
+        if parts is not None:
+            return self.ns_handlers.get(parts[1], ())
+        return ()
+
+
+class State:
+    """One mode of the scanner. ``step`` consumes from ``eng.buf[eng.pos:]``."""
+
+    __slots__ = ()
+    reasoning = False  # where plain content of this state goes
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        raise NotImplementedError
+
+    def at_close(self, eng: Engine) -> None:
+        """End of stream while this state is open (after the buffer was drained as far as possible)."""
+
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        """After a step with an open call: (pattern, escape). A full match of the pattern on the next chunk
+        means the chunk is plain content of an argument string that can be streamed at once, verbatim or
+        (escape) JSON-escaped: the engine's armed fast path."""
+        return None
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        """Consume a whole chunk when nothing is held and the chunk cannot change state; else None.
+
+        The engine then keeps only context; a state with an open call records the chunk as raw text.
+        """
+        return None
+
+
+class ScanState(State):
+    """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
+
+    __slots__ = ("table", "reasoning", "_any_marker")
+
+    def __init__(self, table: MarkerTable, reasoning: bool = False) -> None:
+        self.table = table
+        self.reasoning = reasoning
+        self._any_marker = table.markers.raw_search
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        if self._any_marker(text) is not None:
+            return None
+        if self.reasoning:
+            eng.reasoning_seen = True
+            eng.orphan_window = False
+            return [reasoning_delta(text)]
+        if not eng.seen_output and not text.isspace():
+            eng.seen_output = True
+        eng.released += len(text)
+        return [text_delta(text)]
+
+    def step(self, eng: Engine, final: bool) -> bool:
+        buf = eng.buf
+        pos = eng.pos
+        found = self.table.markers.search(buf, pos)
+        if found is None:
+            if pos < len(buf):
+                eng.content(self.reasoning, buf[pos:])
+                eng.pos = len(buf)
+            return False
+        s, e, tok = found
+        if s > pos:
+            eng.content(self.reasoning, buf[pos:s])
+            eng.pos = s
+        if tok is not None and e == len(buf) and not final and tok in self.table.markers.extendable:
+            eng.note_hold(len(buf) - s)  # a complete marker that may still grow into a longer one
+            return False
+        if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, end-of-stream rule)
+            if final:
+                eng.content(self.reasoning, buf[s:])
+                eng.pos = len(buf)
+            return False
+        for handler in self.table.lookup(tok):
+            res = handler(eng, s, e, final)
+            if res is None:
+                if final:
+                    continue
+                eng.note_hold(len(buf) - s)
+                return False
+            if res:
+                return True
+        # Nobody took it: its first character is plain content; scanning resumes right after it.
+        eng.content(self.reasoning, buf[s : s + 1])
+        eng.pos = s + 1
+        return True
 
 
 class EngineConfig(CallSettings, Protocol):
@@ -76,7 +185,7 @@ class GateBook(Protocol):
     def settle(self, eng: Engine) -> None: ...
 
 
-class Engine(CallLifecycle):
+class Engine(ArmedPath, CallLifecycle):
     """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
 
     cfg: EngineConfig
@@ -221,53 +330,6 @@ class Engine(CallLifecycle):
         self._arm_inline()
         return self.events
 
-    def _hot(self, hot: re.Pattern[str], text: str, limit: int | None) -> list[Event] | None:
-        """The armed path: an open call streams an argument string and ``text`` is plain content of it
-        (a full match of ``hot``), or is, but for a final lone backslash: that escape is undecided, so the
-        backslash alone is held (at ``buf[pos]``) and goes with the next chunk."""
-        call = self.call
-        held = self.hot_bs
-        if call is None or (not held and self.pos != len(self.buf)):
-            return None
-        if held:
-            text = "\\" + text
-        keep = False
-        if hot.fullmatch(text) is None:
-            if hot is not DQ_RUN or text[-1] != "\\" or hot.fullmatch(text, 0, len(text) - 1) is None:
-                return None
-            keep = True
-        n = len(text) - keep
-        if limit is not None and call.raw_len + n > limit:
-            return None
-        args = text[:-1] if keep else text
-        raw = call.raw_parts  # the markup is this argument text (verbatim or escaped): kept once
-        if not self.hot_escape:
-            if raw.run < 0 or raw.run_escaped:
-                raw.share()
-        elif _NEEDS_ESCAPE.search(args) is not None:
-            args = encode_basestring(args)[1:-1]
-            raw.share(True)
-        elif raw.run < 0:
-            raw.share()  # text that needs no escaping is its own escape: either kind of stretch takes it
-        call.args.append(args)
-        call.raw_len += n
-        # The chunk is consumed; the buffer (context for line-start and word-boundary checks) is left as
-        # is: nothing looks behind into a string value.
-        if keep:
-            if not held:
-                self.buf += "\\"
-                if self.largest_hold < 1:
-                    self.note_hold(1)
-            self.hot_bs = True
-            self.hot_match = None
-        elif held:
-            self.buf = self.buf[: self.pos]
-            self.hot_bs = False
-            self._arm_inline()
-        if not args:
-            return []
-        return [tool_call_delta(call.index, args)]  # type: ignore[arg-type]
-
     def _fits(self, text: str) -> bool:
         """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
         limit = self.cfg.max_call_chars
@@ -343,16 +405,6 @@ class Engine(CallLifecycle):
                 if armed[0] is DQ_RUN and self.pos == len(buf) - 1 and buf[-1] == "\\":
                     self.hot_bs = True  # the state holds a split escape's backslash: the armed path takes it
         self._arm_text()
-
-    def _arm_inline(self) -> None:
-        """Open the inlined armed path in ``feed`` when the armed chunk needs nothing but appending."""
-        hot = self.hot
-        call = self.call
-        if hot is None or call is None or self.hot_bs or self.hot_escape or self.limit is not None:
-            return
-        if self.pos == len(self.buf) and call.raw_mark == self.pos:
-            call.raw_parts.share()
-            self.hot_match = hot.fullmatch
 
     def _text_scan(self) -> Callable[[str], object] | None:
         """The marker search of the plain text scope the scanner rests in, if it does."""
