@@ -7,12 +7,16 @@ into name -> object schema. Bad definitions are programmer error and raise ``Val
 model output can never make ``ToolSet`` raise (``validate`` reports problems as a detail string).
 
 Validators are compiled once per distinct schema and shared process-wide, because the same tool list
-is typically passed to a new parser for every request of a server.
+is typically passed to a new parser for every request of a server. A call is first checked by a compiled
+validator (jsonschema-rs, about 0.3 µs for a small call against 20 µs for jsonschema); jsonschema, the
+reference, judges what it refuses (and writes the rejection's message and path) and every schema it
+cannot take: a non-local ``$ref``, a ``$schema`` or a ``pattern`` it does not know.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import inspect
 import json
 import re
@@ -120,6 +124,59 @@ def _validator_for(schema: dict[str, Any], key: str) -> Validator:
         while len(_validators) > _VALIDATOR_CACHE_SIZE:
             _validators.popitem(last=False)
     return validator
+
+
+# A compiled validator per jsonschema validator (so per distinct schema), built at its first call:
+# id -> (the jsonschema validator, kept so that the id stays its own; the compiled one, or None).
+_compiled: OrderedDict[int, tuple[Validator, Any]] = OrderedDict()
+
+
+def _compiled_library() -> Any:
+    """jsonschema_rs (a dependency); without it jsonschema alone decides, only slower."""
+    try:
+        return importlib.import_module("jsonschema_rs")
+    except ImportError:  # pragma: no cover - a broken install
+        return None
+
+
+_rs: Any = _compiled_library()
+
+
+def _compiled_for(validator: Validator) -> Any:
+    """The compiled validator of ``validator.schema``, or None where jsonschema alone must decide."""
+    entry = _compiled.get(id(validator))
+    if entry is not None and entry[0] is validator:
+        return entry[1]
+    compiled = _compile_fast(validator.schema)
+    with _validators_lock:
+        _compiled[id(validator)] = (validator, compiled)
+        while len(_compiled) > _VALIDATOR_CACHE_SIZE:
+            _compiled.popitem(last=False)
+    return compiled
+
+
+def _compile_fast(schema: Any) -> Any:
+    if _rs is None or not isinstance(schema, dict) or _has_remote_ref(schema):
+        return None
+    try:  # formats are annotations, as for jsonschema without a FormatChecker
+        return _rs.validator_for(schema, validate_formats=False)
+    except Exception:  # a $schema, a pattern or a keyword it does not know: jsonschema decides
+        return None
+
+
+def _has_remote_ref(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key in ("$ref", "$dynamicRef", "$recursiveRef") and not (
+                isinstance(value, str) and value.startswith("#")
+            ):
+                return True
+            if key in ("$id", "$anchor", "$dynamicAnchor") or (key not in _DATA_KEYWORDS and _has_remote_ref(value)):
+                return True  # (an $id changes what references resolve against: leave it to jsonschema)
+        return False
+    if isinstance(schema, list):
+        return any(_has_remote_ref(item) for item in schema)
+    return False
 
 
 # --------------------------------------------------------------------------- schema helpers
@@ -469,6 +526,13 @@ class ToolSet:
         validator = self._validators.get(name)
         if validator is None:
             return f"$: unknown tool {name!r}"
+        compiled = _compiled_for(validator)
+        if compiled is not None:
+            try:
+                if compiled.is_valid(arguments):
+                    return None
+            except Exception:  # a value it cannot take: jsonschema decides
+                pass
         try:
             error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
         except Exception as exc:  # e.g. a remote $ref or a pathological recursion: fail closed

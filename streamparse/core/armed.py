@@ -16,7 +16,7 @@ from json.encoder import encode_basestring  # the C string escaper json.dumps us
 
 from ..events import Event, tool_call_delta
 from .calls import Candidate
-from .json_reader import DQ_RUN
+from .json_reader import DQ_RUN, DQ_SPECIAL
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 
 
@@ -31,7 +31,7 @@ class ArmedPath:
     hot: re.Pattern[str] | None
     hot_escape: bool
     hot_bs: bool
-    hot_match: Callable[[str], object] | None
+    hot_special: Callable[[str], object] | None
 
     def note_hold(self, n: int) -> None:
         raise NotImplementedError
@@ -74,7 +74,7 @@ class ArmedPath:
                 if self.largest_hold < 1:
                     self.note_hold(1)
             self.hot_bs = True
-            self.hot_match = None
+            self.hot_special = None
         elif held:
             self.buf = self.buf[: self.pos]
             self.hot_bs = False
@@ -87,8 +87,8 @@ class ArmedPath:
         """Open the inlined armed path in ``feed`` when the armed chunk needs nothing but appending."""
         hot = self.hot
         call = self.call
-        if hot is None or call is None or self.hot_bs or self.hot_escape or self.limit is not None:
+        if hot is not DQ_RUN or call is None or self.hot_bs or self.hot_escape or self.limit is not None:
             return
         if self.pos == len(self.buf) and call.raw_mark == self.pos:
             call.raw_parts.share()
-            self.hot_match = hot.fullmatch
+            self.hot_special = DQ_SPECIAL.search

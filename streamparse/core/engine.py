@@ -222,9 +222,9 @@ class Engine(ArmedPath, CallLifecycle):
         self.text_search: Callable[[str], object] | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
-        # ``hot.fullmatch`` while the armed chunk can be taken inline (JSON string content, verbatim, no
-        # limit, nothing held); None otherwise.
-        self.hot_match: Callable[[str], object] | None = None
+        # While a JSON string streams with nothing held and no limit: the search for a character that needs
+        # the reader (quote, backslash, control); a chunk without one is taken inline by feed().
+        self.hot_special: Callable[[str], object] | None = None
         # The armed JSON string path held a lone backslash (an escape split across chunks) at ``buf[pos]``.
         self.hot_bs = False
         self.bytes_in = 0
@@ -252,11 +252,11 @@ class Engine(ArmedPath, CallLifecycle):
         # The two commonest chunks, inlined; each path is open only while nothing is held, no
         # max_call_chars applies and the parser is not closed (see _arm_inline, _arm_text).
         if type(chunk) is str and chunk:
-            hot_match = self.hot_match
-            if hot_match is not None:
-                if hot_match(chunk) is not None:
-                    # Plain content of an argument string: verbatim argument text (and the call's markup,
-                    # shared with it: raw_parts.share() when the path was armed).
+            hot_special = self.hot_special
+            if hot_special is not None:
+                if hot_special(chunk) is None:
+                    # No quote, backslash or control character: plain content of the argument string
+                    # streaming, verbatim argument text (the call's markup shares it: see _arm_inline).
                     n = len(chunk)
                     self.chars_in += n
                     call: Candidate = self.call  # type: ignore[assignment]
@@ -385,12 +385,12 @@ class Engine(ArmedPath, CallLifecycle):
         if self.pos < len(self.buf):
             self.content(self.state.reasoning, self.buf[self.pos :])
             self.pos = len(self.buf)
-        self.text_search = self.hot = self.hot_match = None  # feed() after close() raises
+        self.text_search = self.hot = self.hot_special = None  # feed() after close() raises
         return self.events
 
     def _run(self, final: bool) -> None:
         self.hot = None
-        self.hot_match = None
+        self.hot_special = None
         self.text_search = None
         while self.state.step(self, final):
             pass

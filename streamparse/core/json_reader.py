@@ -26,7 +26,7 @@ VALUE, KEY, COLON, AFTER, STRING, DONE, ERROR = range(7)
 _WS = re.compile(r"[ \t\r\n]*")
 # Characters json.dumps would escape in a string (a text fragment without them is already valid JSON content).
 NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
-_DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
+DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
 # A run of double-quoted string content that needs no work: plain characters and complete escapes.
 DQ_RUN = re.compile(r'[^\\"\n\r\t]*(?:\\[^\n\r\t][^\\"\n\r\t]*)*')
 _SQ_SPECIAL = re.compile(r'[\\\'"\n\r\t]')
@@ -171,7 +171,7 @@ class JsonReader:
                         pos = run_end
                         if pos >= n:
                             return n
-                special = _DQ_SPECIAL if q == '"' else _SQ_SPECIAL
+                special = DQ_SPECIAL if q == '"' else _SQ_SPECIAL
                 m = special.search(buf, pos)
                 if m is None:
                     out.append(buf[pos:])
