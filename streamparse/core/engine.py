@@ -220,6 +220,7 @@ class Engine(ArmedPath, CallLifecycle):
         self.largest_hold = 0
         self.limit = cfg.max_call_chars
         self.text_search: Callable[[str], object] | None = None
+        self.scan_text: Callable[[str], object] | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
         # While a JSON string streams with nothing held and no limit: the search for a character that needs
@@ -259,18 +260,19 @@ class Engine(ArmedPath, CallLifecycle):
                     # streaming, verbatim argument text (the call's markup shares it: see _arm_inline).
                     n = len(chunk)
                     self.chars_in += n
-                    call: Candidate = self.call  # type: ignore[assignment]
-                    args = call.args
+                    hot_call: Candidate = self.call  # type: ignore[assignment]
+                    args = hot_call.args
                     if args.tap is None:
+                        args.size += n
                         tail = args.tail
                         tail.append(chunk)
                         if len(tail) >= FAN:
                             args._carry()
                     else:
                         args.append(chunk)
-                    call.raw_len += n
+                    hot_call.raw_len += n
                     event = _new(ToolCallDelta)
-                    _set_index(event, call.index)
+                    _set_index(event, hot_call.index)
                     _set_arguments(event, chunk)
                     return [event]
             else:
@@ -287,9 +289,7 @@ class Engine(ArmedPath, CallLifecycle):
                     text_event: TextDelta = _new(TextDelta)
                     _set_text(text_event, chunk)
                     return [text_event]
-        return self._feed(chunk)
-
-    def _feed(self, chunk: object) -> list[Event]:
+        # The general path (a plain function body: no second call per chunk).
         text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
         n = len(text)
         self.chars_in += n
@@ -304,7 +304,7 @@ class Engine(ArmedPath, CallLifecycle):
                 if fast is not None:
                     return fast
             if not self.hot_bs and self.pos == len(self.buf):  # nothing is held
-                scan = self._text_scan()
+                scan = self.scan_text
                 if scan is not None:
                     if scan(text) is None:  # visible text with no marker (or marker prefix) in the chunk
                         self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
@@ -327,7 +327,8 @@ class Engine(ArmedPath, CallLifecycle):
         self.buf += text
         self._run(False)
         self._trim()
-        self._arm_inline()
+        if self.hot is DQ_RUN:
+            self._arm_inline()
         return self.events
 
     def _fits(self, text: str) -> bool:
@@ -406,17 +407,16 @@ class Engine(ArmedPath, CallLifecycle):
                     self.hot_bs = True  # the state holds a split escape's backslash: the armed path takes it
         self._arm_text()
 
-    def _text_scan(self) -> Callable[[str], object] | None:
-        """The marker search of the plain text scope the scanner rests in, if it does."""
+    def _arm_text(self) -> None:
+        """The visible-text path is open when the scanner rests in a plain text scope (``scan_text``, the
+        scope's marker search); inlined in ``feed`` when no limit applies and nothing is held."""
         state = self.state
         if type(state) is ScanState and not state.reasoning and self.call is None:
-            return state._any_marker
-        return None
-
-    def _arm_text(self) -> None:
-        """The inlined visible-text path is open when the scanner rests in a plain text scope."""
-        if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
-            self.text_search = self._text_scan()
+            scan = self.scan_text = state._any_marker
+            if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
+                self.text_search = scan
+        else:
+            self.scan_text = None
 
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""

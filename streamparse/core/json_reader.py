@@ -11,6 +11,7 @@ The container stack is a list, so nesting depth is bounded by memory, never by r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Protocol
@@ -204,10 +205,10 @@ class JsonReader:
                         self.state = COLON
                         sink = self.sink
                         if sink is not None and len(self.stack) <= self.watch:
-                            try:
-                                key = json.loads('"' + "".join(self.keyparts) + '"')
-                            except ValueError:
-                                key = "".join(self.keyparts)
+                            key = "".join(self.keyparts)
+                            if "\\" in key:  # (without escapes the text is the key)
+                                with contextlib.suppress(ValueError):
+                                    key = json.loads('"' + key + '"')
                             sink.key(len(self.stack), key)
                         self.keyparts.clear()
                     else:

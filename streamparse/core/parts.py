@@ -27,10 +27,10 @@ LEVELS = 3
 class Parts:
     """``append(piece)``, ``join() -> str``; truthy once anything (even ``""``) was appended."""
 
-    __slots__ = ("tail", "levels", "tap", "carried")
+    __slots__ = ("tail", "levels", "tap", "size")
 
     def __init__(self) -> None:
-        self.carried = 0  # characters in ``levels`` (``size`` adds the tail's: append stays minimal)
+        self.size = 0  # characters appended so far
         self.tail: list[str] = []  # the newest pieces, as appended
         self.levels: list[list[str]] = []  # levels[k]: joins of FAN strings of level k-1 (older than level k-1)
         # Pieces appended since a reader last took them (running snapshots, StreamParser.snapshot): set by
@@ -40,20 +40,15 @@ class Parts:
     def append(self, piece: str) -> None:
         if self.tap is not None:
             self.tap.append(piece)
+        self.size += len(piece)
         tail = self.tail
         tail.append(piece)
         if len(tail) >= FAN:
             self._carry()
 
-    @property
-    def size(self) -> int:
-        """Characters appended so far."""
-        return self.carried + sum(map(len, self.tail))
-
     def _carry(self) -> None:
         block = "".join(self.tail)
         self.tail = []
-        self.carried += len(block)
         levels = self.levels
         for k, level in enumerate(levels):
             level.append(block)
@@ -100,7 +95,12 @@ class RawText:
     def append(self, piece: str) -> None:
         if self.run >= 0:
             self.unshare()
-        self.lit.append(piece)
+        lit = self.lit  # (Parts.append, inlined: this is once per slow feed of an open call)
+        lit.size += len(piece)
+        tail = lit.tail
+        tail.append(piece)
+        if len(tail) >= FAN:
+            lit._carry()
 
     def share(self, escaped: bool = False) -> None:
         if self.run >= 0:

@@ -187,10 +187,13 @@ def args_value(eng: Engine, text: str) -> None:
     call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"
 
 
+_SHARE_MIN = 32  # shorter argument text is simply kept twice: sharing would cost more than it saves
+
+
 def _stream_args(eng: Engine, text: str, start: int, end: int) -> None:
     """Argument JSON read from ``buf[start:end]``: when it is that text's tail verbatim (no repair), the
     call keeps it once (its markup refers to it), else it is argument text of its own."""
-    if text and eng.buf.endswith(text, start, end):
+    if len(text) >= _SHARE_MIN and eng.buf.endswith(text, start, end):
         eng.args_verbatim(end - len(text), text)
     else:
         eng.args(text)
