@@ -7,16 +7,12 @@ into name -> object schema. Bad definitions are programmer error and raise ``Val
 model output can never make ``ToolSet`` raise (``validate`` reports problems as a detail string).
 
 Validators are compiled once per distinct schema and shared process-wide, because the same tool list
-is typically passed to a new parser for every request of a server. A call is first checked by a compiled
-validator (jsonschema-rs, about 0.3 µs for a small call against 20 µs for jsonschema); jsonschema, the
-reference, judges what it refuses (and writes the rejection's message and path) and every schema it
-cannot take: a non-local ``$ref``, a ``$schema`` or a ``pattern`` it does not know.
+is typically passed to a new parser for every request of a server (and pre-checked: ``schema_fast``).
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 import json
 import re
@@ -33,6 +29,8 @@ import jsonschema.validators
 from jsonschema.protocols import Validator
 from pydantic import BaseModel, Field, create_model
 from pydantic.json_schema import GenerateJsonSchema
+
+from .schema_fast import DATA_KEYWORDS, surely_valid
 
 __all__ = ["ToolSet"]
 
@@ -84,8 +82,6 @@ TYPE_ALIASES: dict[str, str] = {
     "text": "string",
     "none": "null",
 }
-# Keywords whose values are data, not subschemas: never rewritten, and a ``$ref`` in them is no reference.
-_DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples", "example"})
 
 
 def _standard_type_names(schema: Any) -> Any:
@@ -97,7 +93,7 @@ def _standard_type_names(schema: Any) -> Any:
                 out[key] = TYPE_ALIASES.get(value.lower(), value)
             elif key == "type" and isinstance(value, list) and all(isinstance(v, str) for v in value):
                 out[key] = [TYPE_ALIASES.get(v.lower(), v) for v in value]
-            elif key in _DATA_KEYWORDS:
+            elif key in DATA_KEYWORDS:
                 out[key] = value
             elif key == "properties" and isinstance(value, Mapping):
                 out[key] = {k: _standard_type_names(v) for k, v in value.items()}
@@ -116,67 +112,12 @@ def _validator_for(schema: dict[str, Any], key: str) -> Validator:
         if validator is not None:
             _validators.move_to_end(key)
             return validator
-    # Compile outside the lock: it can be slow, and a duplicate compile in a race is harmless.
-    validator = _compile_validator(schema)
+    validator = _compile_validator(schema)  # outside the lock: slow; a duplicate in a race is harmless
     with _validators_lock:
-        _validators[key] = validator
-        _validators.move_to_end(key)
+        _validators[key] = validator  # (the newest, at the end)
         while len(_validators) > _VALIDATOR_CACHE_SIZE:
             _validators.popitem(last=False)
     return validator
-
-
-# A compiled validator per jsonschema validator (so per distinct schema), built at its first call:
-# id -> (the jsonschema validator, kept so that the id stays its own; the compiled one, or None).
-_compiled: OrderedDict[int, tuple[Validator, Any]] = OrderedDict()
-
-
-def _compiled_library() -> Any:
-    """jsonschema_rs (a dependency); without it jsonschema alone decides, only slower."""
-    try:
-        return importlib.import_module("jsonschema_rs")
-    except ImportError:  # pragma: no cover - a broken install
-        return None
-
-
-_rs: Any = _compiled_library()
-
-
-def _compiled_for(validator: Validator) -> Any:
-    """The compiled validator of ``validator.schema``, or None where jsonschema alone must decide."""
-    entry = _compiled.get(id(validator))
-    if entry is not None and entry[0] is validator:
-        return entry[1]
-    compiled = _compile_fast(validator.schema)
-    with _validators_lock:
-        _compiled[id(validator)] = (validator, compiled)
-        while len(_compiled) > _VALIDATOR_CACHE_SIZE:
-            _compiled.popitem(last=False)
-    return compiled
-
-
-def _compile_fast(schema: Any) -> Any:
-    if _rs is None or not isinstance(schema, dict) or _has_remote_ref(schema):
-        return None
-    try:  # formats are annotations, as for jsonschema without a FormatChecker
-        return _rs.validator_for(schema, validate_formats=False)
-    except Exception:  # a $schema, a pattern or a keyword it does not know: jsonschema decides
-        return None
-
-
-def _has_remote_ref(schema: Any) -> bool:
-    if isinstance(schema, dict):
-        for key, value in schema.items():
-            if key in ("$ref", "$dynamicRef", "$recursiveRef") and not (
-                isinstance(value, str) and value.startswith("#")
-            ):
-                return True
-            if key in ("$id", "$anchor", "$dynamicAnchor") or (key not in _DATA_KEYWORDS and _has_remote_ref(value)):
-                return True  # (an $id changes what references resolve against: leave it to jsonschema)
-        return False
-    if isinstance(schema, list):
-        return any(_has_remote_ref(item) for item in schema)
-    return False
 
 
 # --------------------------------------------------------------------------- schema helpers
@@ -261,7 +202,7 @@ def _local_refs(schema: Any) -> Iterator[str]:
         if isinstance(ref, str) and ref.startswith("#"):
             yield ref
         for key, value in schema.items():
-            if key not in _DATA_KEYWORDS:
+            if key not in DATA_KEYWORDS:
                 yield from _local_refs(value)
     elif isinstance(schema, list):
         for item in schema:
@@ -526,13 +467,8 @@ class ToolSet:
         validator = self._validators.get(name)
         if validator is None:
             return f"$: unknown tool {name!r}"
-        compiled = _compiled_for(validator)
-        if compiled is not None:
-            try:
-                if compiled.is_valid(arguments):
-                    return None
-            except Exception:  # a value it cannot take: jsonschema decides
-                pass
+        if surely_valid(validator, arguments):  # the compiled pre-check (schema_fast)
+            return None
         try:
             error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
         except Exception as exc:  # e.g. a remote $ref or a pathological recursion: fail closed
