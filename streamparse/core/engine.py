@@ -31,15 +31,14 @@ from ..events import (
     text_delta,
 )
 from ..stats import ParserStats
-from .armed import ArmedPath
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
+from .fastpaths import CTX, FastPaths
 from .json_reader import DQ_RUN
 from .parts import FAN
 from .scanner import MarkerSet, marker_set, split_ns
 
 log = logging.getLogger("streamparse")
 
-CTX = 8  # characters of already-consumed context kept before ``pos``
 
 # Events of the fast paths are built in place (see streamparse.events: the slots set directly).
 _new = object.__new__
@@ -185,7 +184,7 @@ class GateBook(Protocol):
     def settle(self, eng: Engine) -> None: ...
 
 
-class Engine(ArmedPath, CallLifecycle):
+class Engine(FastPaths, CallLifecycle):
     """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
 
     cfg: EngineConfig
@@ -219,7 +218,8 @@ class Engine(ArmedPath, CallLifecycle):
         self.stats = cfg.new_stats()
         self.largest_hold = 0
         self.limit = cfg.max_call_chars
-        self.text_search: Callable[[str], object] | None = None
+        self.text_search: Callable[[str], re.Match[str] | None] | None = None
+        self.held_scan: Callable[[str], re.Match[str] | None] | None = None  # a prefix is held: _text_tail
         self.scan_text: Callable[[str], object] | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
@@ -277,18 +277,27 @@ class Engine(ArmedPath, CallLifecycle):
                     return [event]
             else:
                 text_search = self.text_search
-                if text_search is not None and text_search(chunk) is None:
-                    # Visible text with no marker (or marker prefix) anywhere in the chunk.
-                    n = len(chunk)
-                    self.chars_in += n
-                    self.buf = (self.buf + chunk)[-CTX:] if n < CTX else chunk[-CTX:]
-                    self.pos = len(self.buf)
-                    if not self.seen_output and not chunk.isspace():
-                        self.seen_output = True
-                    self.released += n
-                    text_event: TextDelta = _new(TextDelta)
-                    _set_text(text_event, chunk)
-                    return [text_event]
+                if text_search is not None:
+                    found = text_search(chunk)
+                    if found is None:
+                        # Visible text with no marker (or marker prefix) anywhere in the chunk.
+                        n = len(chunk)
+                        self.chars_in += n
+                        self.buf = (self.buf + chunk)[-CTX:] if n < CTX else chunk[-CTX:]
+                        self.pos = len(self.buf)
+                        if not self.seen_output and not chunk.isspace():
+                            self.seen_output = True
+                        self.released += n
+                        text_event: TextDelta = _new(TextDelta)
+                        _set_text(text_event, chunk)
+                        return [text_event]
+                    # A marker prefix at the very end: held (FastPaths._text_tail).
+                    fast = self._text_tail(chunk, found.start(), text_search) if found.end() == len(chunk) else None
+                else:  # the chunk after such a prefix, scanned with it
+                    fast = self._text_after_hold(chunk) if self.held_scan is not None else None
+                if fast is not None:
+                    self.chars_in += len(chunk)
+                    return fast
         # The general path (a plain function body: no second call per chunk).
         text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
         n = len(text)
@@ -331,38 +340,6 @@ class Engine(ArmedPath, CallLifecycle):
             self._arm_inline()
         return self.events
 
-    def _fits(self, text: str) -> bool:
-        """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
-        limit = self.cfg.max_call_chars
-        assert limit is not None
-        call = self.call
-        if call is not None and not call.closed:
-            return call.raw_len + (len(self.buf) - call.raw_mark) + len(text) <= limit
-        return (len(self.buf) - self.pos) + len(text) <= limit
-
-    def _feed_limited(self, text: str, limit: int) -> list[Event]:
-        """Feed in pieces so that an open call sees exactly ``limit`` characters of its markup, then is
-        rejected too_large the moment more input arrives: the verdict, its raw text and the deltas before
-        it do not depend on the chunking, and nothing past the limit is buffered (docs/FORMATS.md, docs/API.md)."""
-        self.events = []
-        self.hot_bs = False
-        i, n = 0, len(text)
-        while i < n:
-            call = self.call
-            if call is not None and not call.closed:
-                room = limit - call.raw_len - (len(self.buf) - call.raw_mark)
-                if room <= 0:
-                    self.reject_too_large()
-                    continue
-            else:
-                # A call beginning in this piece starts at or after ``pos``: it sees at most ``limit`` chars.
-                room = max(1, limit - (len(self.buf) - self.pos))
-            self.buf += text[i : i + room]
-            i += room
-            self._run(False)
-            self._trim()
-        return self.events
-
     def close(self, reason: str | None = None) -> list[Event]:
         if self.closed:
             raise ParserClosedError("close() was already called: call reset() to parse a new stream")
@@ -386,13 +363,13 @@ class Engine(ArmedPath, CallLifecycle):
         if self.pos < len(self.buf):
             self.content(self.state.reasoning, self.buf[self.pos :])
             self.pos = len(self.buf)
-        self.text_search = self.hot = self.hot_special = None  # feed() after close() raises
+        self.text_search = self.held_scan = self.hot = self.hot_special = None  # feed() after close() raises
         return self.events
 
     def _run(self, final: bool) -> None:
         self.hot = None
         self.hot_special = None
-        self.text_search = None
+        self.text_search = self.held_scan = None
         while self.state.step(self, final):
             pass
         call = self.call
@@ -412,7 +389,7 @@ class Engine(ArmedPath, CallLifecycle):
         scope's marker search); inlined in ``feed`` when no limit applies and nothing is held."""
         state = self.state
         if type(state) is ScanState and not state.reasoning and self.call is None:
-            scan = self.scan_text = state._any_marker
+            scan = self.scan_text = state.table.markers.text_search
             if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
                 self.text_search = scan
         else:
