@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 from ..events import Event, ToolCall, ToolCallRejected, tool_call, tool_call_delta, tool_call_end, tool_call_start
 from ..rejections import Reason
 from ..stats import ParserStats
+from .json_reader import NEEDS_ESCAPE
 from .parts import Parts, RawText
 
 log = logging.getLogger("streamparse")
@@ -103,6 +105,8 @@ class Candidate:
         "gate",
         "outcome",
         "args_seen",
+        "loose",
+        "loose_end",
     )
 
     def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
@@ -125,6 +129,34 @@ class Candidate:
         self.gate: CallGate | None = None  # the gated fallback's policy, when it applies to this call
         self.outcome: ToolCall | ToolCallRejected | None = None  # the verdict, once emitted (snapshots)
         self.args_seen: Parts | None = None  # a rejected call's argument text (kept past too_large)
+        # Argument text appended by ``args`` since the engine last moved markup aside, and the arguments'
+        # size after it: when that markup is this very text (verbatim or escaped), it is kept once.
+        self.loose: list[str] = []
+        self.loose_end = 0
+
+    def share_loose(self, piece: str) -> bool:
+        """``piece``, markup just consumed, is the loose argument text (verbatim or JSON-escaped): keep it
+        as a reference to the arguments. False when it is not (the caller keeps it as literal markup)."""
+        args = self.args
+        if args.size != self.loose_end:
+            return False
+        text = self.loose[0] if len(self.loose) == 1 else "".join(self.loose)
+        if text == piece:
+            kinds: tuple[int, ...] = (0, 1) if NEEDS_ESCAPE.search(piece) is None else (0,)  # (its own escape)
+        elif len(text) > len(piece) and text == encode_basestring(piece)[1:-1]:
+            kinds = (1,)
+        else:
+            return False
+        raw = self.raw_parts
+        raw.unshare()
+        spans, start = raw.spans, args.size - len(text)
+        if spans and spans[-4] == raw.lit.size and spans[-2] == start and spans[-1] in kinds:
+            spans[-2] = args.size  # continues the stretch before it
+        elif len(text) >= 32:  # (a stretch of its own costs 32 bytes: short text is kept twice instead)
+            spans.extend((raw.lit.size, start, args.size, kinds[0]))
+        else:
+            return False
+        return True
 
 
 class CallLifecycle:
@@ -189,6 +221,8 @@ class CallLifecycle:
             raw.unshare()
         cand.args.append(text)
         cand.pending.append(text)
+        cand.loose.append(text)
+        cand.loose_end = cand.args.size
 
     def args_verbatim(self, start: int, text: str) -> None:
         """Argument text that is also the markup ``buf[start:start + len(text)]``, just consumed: kept once.
@@ -224,10 +258,11 @@ class CallLifecycle:
         raw = cand.raw_parts
         if args is text:
             raw.share()
-            cand.args.append(args)
+        elif args == encode_basestring(text)[1:-1]:
+            raw.share(True)  # the markup is what the arguments carry JSON-escaped
         else:
             raw.append(text)
-            cand.args.append(args)  # after the markup: not shared
+        cand.args.append(args)
         cand.raw_len += len(text)
         cand.has_args = True
         return [tool_call_delta(cand.index, args)]  # type: ignore[arg-type]

@@ -389,7 +389,7 @@ class Engine(FastPaths, CallLifecycle):
         scope's marker search); inlined in ``feed`` when no limit applies and nothing is held."""
         state = self.state
         if type(state) is ScanState and not state.reasoning and self.call is None:
-            scan = self.scan_text = state.table.markers.text_search
+            scan = self.scan_text = state._any_marker
             if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
                 self.text_search = scan
         else:
@@ -402,9 +402,11 @@ class Engine(FastPaths, CallLifecycle):
         if call is not None and not call.closed:
             if pos > call.raw_mark:
                 piece = self.buf[call.raw_mark : pos]
-                call.raw_parts.append(piece)
+                if not call.loose or not call.share_loose(piece):
+                    call.raw_parts.append(piece)
                 call.raw_len += len(piece)
                 call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
+            call.loose.clear()
             limit = self.cfg.max_call_chars
             if limit is not None and call.raw_len > limit:
                 self.reject_too_large()

@@ -161,11 +161,11 @@ class FastPaths:
         if not self.hot_escape:
             if raw.run < 0 or raw.run_escaped:
                 raw.share()
-        elif _NEEDS_ESCAPE.search(args) is not None:
-            args = encode_basestring(args)[1:-1]
-            raw.share(True)
-        elif raw.run < 0:
-            raw.share()  # text that needs no escaping is its own escape: either kind of stretch takes it
+        else:  # (text that needs no escaping is its own escape)
+            if _NEEDS_ESCAPE.search(args) is not None:
+                args = encode_basestring(args)[1:-1]
+            if raw.run < 0 or not raw.run_escaped:
+                raw.share(True)
         call.args.append(args)
         call.raw_len += n
         # The chunk is consumed; the buffer (context for line-start and word-boundary checks) is left as

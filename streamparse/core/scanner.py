@@ -54,7 +54,7 @@ class MarkerSet:
     when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
     """
 
-    __slots__ = ("markers", "_search", "_match", "raw_search", "text_search", "ns_suffixes", "extendable")
+    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable")
 
     def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = ()) -> None:
         self.markers = frozenset(m for m in markers if m)
@@ -71,12 +71,6 @@ class MarkerSet:
         self._search = compiled.search
         self._match = compiled.match
         self.raw_search = self._search  # for callers that only need "anything here at all?"
-        # The visible-text fast path's search: a marker that begins with a word character is not looked for
-        # inside a word (``what`` holds no ``t`` of ``to=functions.``), as the handlers of such markers in
-        # the visible-text scope reject one glued to a word (tests/test_fast_paths.py checks every format).
-        glued = [("(?<!\\w)" if re.match(r"\w", ch) else "") + alt for ch, alt in zip(root, top, strict=False)]
-        glued += top[len(root) :]
-        self.text_search = re.compile("(?:" + "|".join(glued) + ")" if glued else "(?!)", re.S).search
         # Markers that are a proper prefix of another (``[`` and ``[TOOL_CALLS]``): found at the very end of
         # the buffer, they may still grow into the longer one, so a scanning state holds them until more
         # input (or the end of the stream) decides, whatever the chunking.
