@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-browser demo bench bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm
+.PHONY: test test-browser demo bench bench-quick bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,15 +40,22 @@ docs: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/streamparse demo
 
+# Every ratio with its goal (issue 19), CPU time. QUICK=1 (or `make bench-quick`): under 2 minutes of CPU.
+QUICK ?=
+BENCH_FLAGS := $(if $(QUICK),--quick,)
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py
-	$(BIN)/python benchmarks/pathological.py
-	$(BIN)/python benchmarks/call_memory.py
-	$(BIN)/python benchmarks/proxy.py
+	@echo "make bench$(if $(QUICK), QUICK=1,): takes about $(if $(QUICK),2,25) min (CPU; longer on a busy machine)"
+	$(BIN)/python benchmarks/run.py $(BENCH_FLAGS)
+	$(BIN)/python benchmarks/pathological.py $(BENCH_FLAGS)
+	$(BIN)/python benchmarks/call_memory.py $(BENCH_FLAGS)
+	$(if $(QUICK),,$(BIN)/python benchmarks/proxy.py)
 
-# Bytes a buffered call holds per argument character, at chunkings from 1 character up (tracemalloc, ~20 s).
+bench-quick:
+	$(MAKE) bench QUICK=1
+
+# Bytes a buffered call holds per argument character: 1/10/50 MB, 1- and 64-char chunks, tracemalloc and RSS.
 bench-memory: $(STAMP)
-	$(BIN)/python benchmarks/call_memory.py
+	$(BIN)/python benchmarks/call_memory.py $(BENCH_FLAGS)
 
 # streamparse serve against a bare pass-through proxy: CPU per chunk, 500 concurrent streams (~45 s).
 bench-proxy: $(STAMP)

@@ -13,7 +13,7 @@ raw markup refers to it). Measured two ways:
 The argument is code-like text, JSON-escaped as a model writes it (quotes, backslashes, ``\\n``). The
 ``repair`` rows feed raw newlines inside the JSON string instead (a repair, RAW_CONTROL_CHAR): the
 repaired stretches differ from the markup, so they are kept twice; those rows have no goal.
-``--quick`` measures 1 MB only (about 30 s); the full run 1, 10 and 50 MB (several minutes: 50 million
+``--quick`` measures 1 MB only (about a minute); the full run 1, 10 and 50 MB (about 8 minutes: 50 million
 one-character feeds).
 """
 
@@ -95,7 +95,7 @@ def rss(fmt: str, chars: int, chunk: int) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="1 MB only (about 30 s)")
+    ap.add_argument("--quick", action="store_true", help="1 MB only (about a minute)")
     ap.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.rss_child:
@@ -105,7 +105,7 @@ def main() -> int:
     mb = 1_000_000
     sizes = [mb] if args.quick else [mb, 10 * mb, 50 * mb]
     print(
-        f"benchmarks/call_memory.py{' --quick' if args.quick else ''}: takes about {'30 s' if args.quick else '6 min'}; "
+        f"benchmarks/call_memory.py{' --quick' if args.quick else ''}: takes about {'1' if args.quick else '8'} min; "
         f"bytes held per argument character (goal <= {GOAL})"
     )
     misses = 0

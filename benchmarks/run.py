@@ -16,7 +16,7 @@ a ratio alike; ratios are what the goals are about (issue 19), absolute numbers 
 4. Formats: every format's own example in the same prose, per chunk, against Hermes (goal <= 1.2x), and
    ``formats="auto"`` against the one format on Hermes, Qwen3-Coder and plain text (goal <= 1.1x).
 
-``--quick`` (under 2 minutes) runs fewer tokens and repeats and skips re-parse.
+``--quick`` (under a minute) runs fewer tokens and repeats and skips re-parse; the full run takes about 5 minutes.
 """
 
 from __future__ import annotations
