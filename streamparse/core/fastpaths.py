@@ -24,11 +24,13 @@ from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any
 
-from ..events import Event, text_delta, tool_call_delta
+from ..events import Event, TextDelta, slot_setter, tool_call_delta
 from .calls import Candidate
 from .json_reader import DQ_RUN, DQ_SPECIAL
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 
+_new = object.__new__
+_set_text = slot_setter(TextDelta, "text")
 CTX = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
 
 
@@ -101,12 +103,12 @@ class FastPaths:
         a prefix held with the new chunk that grew into one): the states decide."""
         tail = text[start:]
         markers = self.state.table.markers
-        if tail in markers.markers or (markers.ns_suffixes and markers.search(tail, 0)[2] is not None):
-            return None
+        if tail in markers.markers or (tail[0] == "<" and markers.ns_suffixes and markers.search(tail, 0)[2]):
+            return None  # a complete marker (a namespaced one starts with "<")
         held = len(text) - start
-        buf = self.buf + text if self.pos == len(self.buf) else self.buf[: self.pos] + text
-        self.buf = buf[-(CTX + held) :]
-        self.pos = len(self.buf) - held
+        buf = self.buf
+        self.buf = buf = (buf + text if self.pos == len(buf) else buf[: self.pos] + text)[-(CTX + held) :]
+        self.pos = len(buf) - held
         if held > self.largest_hold:
             self.note_hold(held)
         self.text_search = None
@@ -117,23 +119,28 @@ class FastPaths:
         if not self.seen_output and not head.isspace():
             self.seen_output = True
         self.released += start
-        return [text_delta(head)]
+        event: TextDelta = _new(TextDelta)
+        _set_text(event, head)
+        return [event]
 
     def _text_after_hold(self, chunk: str) -> list[Event] | None:
         """The chunk after a held marker prefix, scanned with it (None: the states decide)."""
         scan = self.held_scan
         assert scan is not None
-        text = self.buf[self.pos :] + chunk
+        buf = self.buf
+        text = buf[self.pos :] + chunk
         m = scan(text)
         if m is None:
-            self.buf = (self.buf + chunk)[-CTX:]
-            self.pos = len(self.buf)
+            self.buf = buf = (buf + chunk)[-CTX:]
+            self.pos = len(buf)
             self.held_scan = None
             self.text_search = scan
             if not self.seen_output and not text.isspace():
                 self.seen_output = True
             self.released += len(text)
-            return [text_delta(text)]
+            event: TextDelta = _new(TextDelta)
+            _set_text(event, text)
+            return [event]
         if m.end() == len(text):
             return self._text_tail(text, m.start(), scan)
         return None
