@@ -18,6 +18,7 @@ import codecs
 import logging
 import re
 from collections.abc import Callable
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any, Protocol
 
 from ..errors import ParserClosedError
@@ -29,11 +30,13 @@ from ..events import (
     reasoning_delta,
     slot_setter,
     text_delta,
+    tool_call_delta,
 )
 from ..stats import ParserStats
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
 from .fastpaths import CTX, FastPaths
 from .json_reader import DQ_RUN
+from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .parts import FAN
 from .scanner import MarkerSet, marker_set, split_ns
 
@@ -309,9 +312,20 @@ class Engine(FastPaths, CallLifecycle):
             hot = self.hot
             if hot is not None:
                 # Armed: an open call streams an argument string (a split escape's "\" may be held).
-                fast = self._hot(hot, text, limit)
-                if fast is not None:
-                    return fast
+                call = self.call
+                if self.hot_escape and limit is None and call is not None and self.pos == len(self.buf):
+                    if hot.fullmatch(text) is not None:  # a tag value's text: JSON-escaped, markup shared
+                        value = encode_basestring(text)[1:-1] if _NEEDS_ESCAPE.search(text) is not None else text
+                        raw = call.raw_parts
+                        if raw.run < 0 or not raw.run_escaped:
+                            raw.share(True)
+                        call.args.append(value)
+                        call.raw_len += n
+                        return [tool_call_delta(call.index, value)]  # type: ignore[arg-type]
+                else:
+                    fast = self._hot(hot, text, limit)
+                    if fast is not None:
+                        return fast
             if not self.hot_bs and self.pos == len(self.buf):  # nothing is held
                 scan = self.scan_text
                 if scan is not None:
