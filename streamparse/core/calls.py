@@ -138,8 +138,10 @@ class Candidate:
         """``piece``, markup just consumed, is the loose argument text (verbatim or JSON-escaped): keep it
         as a reference to the arguments. False when it is not (the caller keeps it as literal markup)."""
         args = self.args
-        if args.size != self.loose_end:
-            return False
+        raw = self.raw_parts
+        spans = raw.spans
+        if args.size != self.loose_end or (len(piece) < 32 and not (spans and spans[-4] == raw.lit.size)):
+            return False  # (neither long enough for a stretch of its own nor next to one: not worth it)
         text = self.loose[0] if len(self.loose) == 1 else "".join(self.loose)
         if text == piece:
             kinds: tuple[int, ...] = (0, 1) if NEEDS_ESCAPE.search(piece) is None else (0,)  # (its own escape)
@@ -147,9 +149,8 @@ class Candidate:
             kinds = (1,)
         else:
             return False
-        raw = self.raw_parts
         raw.unshare()
-        spans, start = raw.spans, args.size - len(text)
+        start = args.size - len(text)
         if spans and spans[-4] == raw.lit.size and spans[-2] == start and spans[-1] in kinds:
             spans[-2] = args.size  # continues the stretch before it
         elif len(text) >= 32:  # (a stretch of its own costs 32 bytes: short text is kept twice instead)

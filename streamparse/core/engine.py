@@ -260,10 +260,13 @@ class Engine(FastPaths, CallLifecycle):
             if hot_special is not None:
                 if hot_special(chunk) is None:
                     # No quote, backslash or control character: plain content of the argument string
-                    # streaming, verbatim argument text (the call's markup shares it: see _arm_inline).
+                    # streaming, verbatim argument text.
                     n = len(chunk)
                     self.chars_in += n
                     hot_call: Candidate = self.call  # type: ignore[assignment]
+                    raw = hot_call.raw_parts
+                    if raw.run < 0 or raw.run_escaped:
+                        raw.share()  # the markup is this text from here on: kept once, in the arguments
                     args = hot_call.args
                     if args.tap is None:
                         args.size += n
@@ -416,11 +419,13 @@ class Engine(FastPaths, CallLifecycle):
         if call is not None and not call.closed:
             if pos > call.raw_mark:
                 piece = self.buf[call.raw_mark : pos]
-                if not call.loose or not call.share_loose(piece):
+                loose = call.loose
+                if not loose or not (len(piece) >= 32 or call.raw_parts.spans) or not call.share_loose(piece):
                     call.raw_parts.append(piece)
                 call.raw_len += len(piece)
                 call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
-            call.loose.clear()
+            if call.loose:
+                call.loose.clear()
             limit = self.cfg.max_call_chars
             if limit is not None and call.raw_len > limit:
                 self.reject_too_large()

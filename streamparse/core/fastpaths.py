@@ -199,5 +199,4 @@ class FastPaths:
         if hot is not DQ_RUN or call is None or self.hot_bs or self.hot_escape or self.limit is not None:
             return
         if self.pos == len(self.buf) and call.raw_mark == self.pos:
-            call.raw_parts.share()
-            self.hot_special = DQ_SPECIAL.search
+            self.hot_special = DQ_SPECIAL.search  # (feed() opens the shared stretch at its first chunk)
