@@ -1,15 +1,22 @@
-"""``make bench``: streamparse against a pass-through floor and the re-parse approach peers use.
+"""``make bench``: streamparse against a scan-only floor, the re-parse approach peers use, and its goals.
 
-Streams are chunked like real tokens (1-6 characters, seeded). For each workload and length (1k, 16k,
-64k tokens = chunks) it prints µs per chunk and MB/s for:
-- streamparse (``StreamParser.feed`` over every chunk, then ``close``);
-- the floor: a loop that wraps each chunk in a ``TextDelta``;
-- re-parse: what peers' streaming parsers do on every chunk: look for the start tag in the accumulated
-  text, and while a call is open, parse the accumulated call text again (partial-json-parser for JSON
-  bodies; the parameter regexes for qwen3_coder) and diff the arguments against what was sent. Its cost
-  per chunk grows with the text, so at 16k/64k it is measured on 300 chunk positions sampled uniformly over
-  the stream (the mean of a uniform sample estimates the mean cost per chunk) rather than run in full.
-Times are the best of several runs (``--repeat``). Ratios are what matter; absolute numbers vary by machine.
+Streams are chunked like real tokens (1-6 characters, seeded). Every time is CPU time of this process
+(``time.process_time``, the best of ``--repeat`` runs taken in turns), so a busy machine slows both sides of
+a ratio alike; ratios are what the goals are about (issue 19), absolute numbers vary by machine.
+
+1. The floor: on the Hermes workload (1k, 16k and 64k tokens) and on one 64k-token call, streamparse against
+   the least a streaming parser must do per chunk: one ``re`` search for the same markers (the opener
+   outside a call, the closer inside; a marker prefix at the end is held) and one event per piece, built
+   with the same private constructor. Goal: <= 2.0x. Re-parse: what peers' streaming parsers do on every
+   chunk (look for the start tag in the accumulated text; while a call is open, parse the accumulated call
+   text again with partial-json-parser or the parameter regexes, and diff). Its cost per chunk grows with
+   the text, so past 1k tokens it is measured on 300 uniformly sampled chunk positions.
+2. Flatness: µs per chunk at the most tokens / at the fewest (goal <= 1.2).
+3. Small calls: 370 short calls with declared tools (schema validation included): µs per call, goal <= 40.
+4. Formats: every format's own example in the same prose, per chunk, against Hermes (goal <= 1.2x), and
+   ``formats="auto"`` against the one format on Hermes, Qwen3-Coder and plain text (goal <= 1.1x).
+
+``--quick`` (under a minute) runs fewer tokens and repeats and skips re-parse; the full run takes about 5 minutes.
 """
 
 from __future__ import annotations
@@ -27,7 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from streamparse import StreamParser  # noqa: E402
-from streamparse.events import TextDelta  # noqa: E402
+from streamparse import formats as catalog  # noqa: E402
+from streamparse.core.scanner import marker_set  # noqa: E402
+from streamparse.events import Event, text_delta, tool_call_delta  # noqa: E402
+from streamparse.tools import ToolSet  # noqa: E402
 
 WORDS = [
     "the",
@@ -106,6 +116,13 @@ def qwen_stream(rng: random.Random, n_chars: int) -> str:
     return "".join(parts)[:n_chars]
 
 
+def one_call(n_chars: int) -> str:
+    """One Hermes call whose ``content`` argument is code (JSON escapes: quotes, backslashes, newlines)."""
+    content = (CODE_LINE * (n_chars // len(CODE_LINE) + 1))[:n_chars]
+    call = {"name": "write_file", "arguments": {"path": "src/big.py", "content": content}}
+    return "<tool_call>\n" + json.dumps(call) + "\n</tool_call>\n"
+
+
 def chunk(text: str, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
     out, i = [], 0
@@ -116,31 +133,71 @@ def chunk(text: str, seed: int = 7) -> list[str]:
     return out
 
 
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
+def best(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """CPU seconds of each function, the best of ``repeat`` runs taken in turns (noise hits all alike)."""
+    times = {k: float("inf") for k in fns}
     for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+        for key, fn in fns.items():
+            gc.collect()
+            t = time.process_time()
+            fn()
+            times[key] = min(times[key], time.process_time() - t)
+    return times
 
 
-# -- the three contenders ----------------------------------------------------------------------------
+def verdict(value: float, goal: float) -> str:
+    return f"goal <= {goal:g}: {'ok' if value <= goal else 'MISSED'}"
 
 
-def run_streamparse(chunks: list[str], formats: object) -> None:
-    p = StreamParser(formats=formats)
+# -- the contenders ----------------------------------------------------------------------------------
+
+
+def run_streamparse(chunks: list[str], formats: object, tools: object = None) -> None:
+    p = StreamParser(formats=formats, tools=tools)  # type: ignore[arg-type]
     feed = p.feed
     for c in chunks:
         feed(c)
     p.close()
 
 
+class ScanFloor:
+    """The least a streaming parser does per chunk: one search for the scope's markers, one event a piece."""
+
+    __slots__ = ("searches", "inside", "held")
+
+    def __init__(self, opener: str, closer: str) -> None:
+        self.searches = (marker_set(frozenset({opener})).search, marker_set(frozenset({closer})).search)
+        self.inside = 0
+        self.held = ""
+
+    def feed(self, chunk: str) -> list[Event]:
+        held = self.held
+        buf = held + chunk if held else chunk
+        out: list[Event] = []
+        pos = 0
+        while True:
+            found = self.searches[self.inside](buf, pos)
+            if found is None:
+                break
+            s, e, tok = found
+            if s > pos:
+                out.append(tool_call_delta(0, buf[pos:s]) if self.inside else text_delta(buf[pos:s]))
+            if tok is None:  # a marker prefix at the end: held
+                self.held = buf[s:]
+                return out
+            self.inside ^= 1
+            pos = e
+        self.held = ""
+        if pos < len(buf):
+            piece = buf[pos:] if pos else buf
+            out.append(tool_call_delta(0, piece) if self.inside else text_delta(piece))
+        return out
+
+
 def run_floor(chunks: list[str]) -> None:
-    out = []
+    feed = ScanFloor("<tool_call>", "</tool_call>").feed
     for c in chunks:
-        out.append(TextDelta(c))
+        feed(c)
 
 
 _QWEN_PARAM = re.compile(r"<parameter=([^>]+)>\n?(.*?)(?:\n?</parameter>|$)", re.S)
@@ -195,69 +252,178 @@ def reparse_sampled(chunks: list[str], kind: str, samples: int = 300) -> float:
     total = 0.0
     for i in picks:
         acc = text[: ends[i]]
-        t = time.perf_counter()
+        t = time.process_time()
         r.step(acc)
-        total += time.perf_counter() - t
+        total += time.process_time() - t
     return total / samples
+
+
+# -- workloads of sections 3 and 4 ---------------------------------------------------------------------
+
+SMALL_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["C", "F"]}},
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "name": "lookup_order",
+        "input_schema": {
+            "type": "object",
+            "properties": {"order_id": {"type": "string", "pattern": "^[A-Z]-[0-9]{4}$"}},
+            "required": ["order_id"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "set_alarm",
+            "parameters": {
+                "type": "object",
+                "properties": {"minutes": {"type": "integer", "minimum": 1}, "label": {"type": "string"}},
+                "required": ["minutes"],
+            },
+        },
+    },
+]
+
+
+def small_calls(rng: random.Random, n: int) -> str:
+    calls = [
+        lambda: {"name": "get_weather", "arguments": {"city": rng.choice(["Paris", "Lisbon", "Oslo"]), "unit": "C"}},
+        lambda: {"name": "lookup_order", "arguments": {"order_id": f"A-{rng.randint(1000, 9999)}"}},
+        lambda: {"name": "set_alarm", "arguments": {"minutes": rng.randint(1, 90), "label": "tea"}},
+    ]
+    return "".join(f"<tool_call>\n{json.dumps(rng.choice(calls)())}\n</tool_call>\n" for _ in range(n))
+
+
+def example_stream(example: str, n_chars: int) -> str:
+    """A format's own example call between sentences of prose, repeated to ``n_chars``."""
+    rng = random.Random(5)
+    parts, size = [], 0
+    while size < n_chars:
+        part = prose(rng, 200) + "\n" + example + "\n"
+        parts.append(part)
+        size += len(part)
+    return "".join(parts)
 
 
 # -- report --------------------------------------------------------------------------------------------
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--sizes", default="1000,16000,64000", help="stream lengths in tokens (chunks)")
-    args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+def floor_section(sizes: list[int], call_tokens: int, repeat: int, reparse: bool) -> None:
     rng = random.Random(11)
-    workloads = {
-        "plain text": (prose, ["hermes"], None),
-        "hermes tool-heavy": (hermes_stream, ["hermes"], "hermes"),
-        "qwen3_coder tool-heavy": (qwen_stream, ["qwen3_coder"], "qwen3_coder"),
-    }
-    print(f"python {sys.version.split()[0]}; chunks of 1-6 chars; best of {args.repeat}")
-    header = (
-        f"{'workload':24} {'tokens':>7} {'sp µs/chunk':>11} {'sp MB/s':>8} {'floor µs':>9} "
-        f"{'reparse µs':>10} {'sp/floor':>8} {'reparse/sp':>10}"
+    print(f"1. streamparse vs the scan-only floor (µs per chunk, CPU time; re-parse {'' if reparse else 'skipped'})")
+    header = f"   {'workload':24} {'tokens':>7} {'sp µs':>7} {'sp MB/s':>8} {'floor µs':>8} {'sp/floor':>8}  goal" + (
+        f"  {'reparse µs':>10} {'reparse/sp':>10}" if reparse else ""
     )
     print(header)
-    print("-" * len(header))
     per_chunk: dict[tuple[str, int], float] = {}
-    for label, (make, formats, kind) in workloads.items():
-        for n in sizes:
-            chunks = chunk(make(rng, int(n * 3.5)))
-            n_chunks = len(chunks)
-            mb = sum(len(c.encode()) for c in chunks) / 1e6
-            t_sp = best(lambda c=chunks, f=formats: run_streamparse(c, f), args.repeat)
-            t_floor = best(lambda c=chunks: run_floor(c), args.repeat)
-            if kind is None:
-                t_re = best(lambda c=chunks: run_reparse_full(c, "hermes"), 1 if n > 1000 else args.repeat)
-            elif n <= 1000:
-                t_re = best(lambda c=chunks, k=kind: run_reparse_full(c, k), args.repeat)
+    cases: list[tuple[str, int, str, str | None]] = [
+        ("hermes tool-heavy", n, hermes_stream(rng, int(n * 3.5)), "hermes") for n in sizes
+    ]
+    cases.append(("one call (hermes)", call_tokens, one_call(int(call_tokens * 3.5)), "hermes"))
+    cases += [
+        ("qwen3_coder tool-heavy", n, qwen_stream(rng, int(n * 3.5)), "qwen3_coder") for n in (sizes[0], sizes[-1])
+    ]
+    cases += [("plain text", n, prose(rng, int(n * 3.5)), None) for n in (sizes[0], sizes[-1])]
+    for label, n, text, kind in cases:
+        chunks = chunk(text)
+        n_chunks = len(chunks)
+        mb = len(text.encode()) / 1e6
+        fmt = [kind or "hermes"]
+        fns = {"sp": lambda c=chunks, f=fmt: run_streamparse(c, f), "floor": lambda c=chunks: run_floor(c)}
+        t = best(fns, repeat)
+        us = t["sp"] / n_chunks * 1e6
+        per_chunk[(label, n)] = us
+        ratio = t["sp"] / t["floor"]
+        goal = verdict(ratio, 2.0) if kind == "hermes" else "(no goal: other markers)"
+        floor_us = t["floor"] / n_chunks * 1e6
+        line = f"   {label:24} {n:>7} {us:>7.3f} {mb / t['sp']:>8.1f} {floor_us:>8.3f} {ratio:>8.2f}  {goal}"
+        if reparse and kind is not None:
+            if n <= 1000:
+                t_re = best({"re": lambda c=chunks, k=kind: run_reparse_full(c, k)}, repeat)["re"]
             else:
                 t_re = reparse_sampled(chunks, kind) * n_chunks
-            us = t_sp / n_chunks * 1e6
-            per_chunk[(label, n)] = us
-            print(
-                f"{label:24} {n:>7} {us:>11.2f} {mb / t_sp:>8.1f} {t_floor / n_chunks * 1e6:>9.2f} "
-                f"{t_re / n_chunks * 1e6:>10.1f} {t_sp / t_floor:>8.2f} {t_re / t_sp:>10.1f}"
-            )
+            line += f"  {t_re / n_chunks * 1e6:>10.1f} {t_re / t['sp']:>10.1f}"
+        print(line, flush=True)
     print()
+    print("2. flatness: µs per chunk at the most tokens / at the fewest (CPU time)")
     lo, hi = min(sizes), max(sizes)
-    for label in workloads:
+    for label in ("hermes tool-heavy", "qwen3_coder tool-heavy", "plain text"):
         ratio = per_chunk[(label, hi)] / per_chunk[(label, lo)]
-        print(f"{label:24} streamparse µs/chunk at {hi // 1000}k / at {lo // 1000}k tokens: {ratio:.2f}")
+        print(f"   {label:24} {hi // 1000}k / {lo // 1000}k tokens: {ratio:.2f}  {verdict(ratio, 1.2)}")
     print()
-    # auto vs one format on the same stream: the cost per chunk must not grow with the number of formats.
-    for label, (make, formats, _) in workloads.items():
-        chunks = chunk(make(random.Random(5), 16000 * 3))
-        t_one = best(lambda c=chunks, f=formats: run_streamparse(c, f), args.repeat)
-        t_auto = best(lambda c=chunks: run_streamparse(c, "auto"), args.repeat)
-        from streamparse import formats as catalog
 
-        n_auto = len(catalog.resolve("auto"))
-        print(f"{label:24} auto ({n_auto} formats) / {formats[0]} alone: {t_auto / t_one:.2f}")
+
+def small_calls_section(n_calls: int, repeat: int) -> None:
+    tools = ToolSet(SMALL_TOOLS)
+    chunks = chunk(small_calls(random.Random(3), n_calls))
+    parser = StreamParser(formats=["hermes"], tools=tools)
+    ends = [e for c in chunks for e in parser.feed(c)] + parser.close()
+    accepted = sum(e.type == "tool_call_end" for e in ends)
+    t = best({"sp": lambda: run_streamparse(chunks, ["hermes"], tools)}, repeat)["sp"]
+    us = t / n_calls * 1e6
+    print(f"3. {n_calls} small calls with tools ({accepted} accepted, validation included, {len(chunks)} chunks)")
+    print(f"   µs per call: {us:.1f}  {verdict(us, 40)}")
+    print()
+
+
+def formats_section(n_chars: int, repeat: int) -> None:
+    print(f"4. per-format cost: each format's example in prose ({n_chars // 1000}k chars), µs per chunk vs hermes")
+    streams = {name: chunk(example_stream(catalog.get(name).example, n_chars)) for name in catalog.names()}
+    fns = {name: (lambda c=c, f=name: run_streamparse(c, [f])) for name, c in streams.items()}
+    t = best(fns, repeat)
+    per = {name: t[name] / len(streams[name]) for name in streams}
+    worst = max(per, key=lambda k: per[k])
+    for name in sorted(per, key=lambda k: -per[k])[:5]:
+        print(f"   {name:24} {per[name] * 1e6:6.3f} µs/chunk  {per[name] / per['hermes']:.2f}x hermes")
+    ratio = per[worst] / per["hermes"]
+    print(f"   worst of {len(per)} formats: {worst} {ratio:.2f}x hermes  {verdict(ratio, 1.2)}")
+    rng = random.Random(5)
+    n_auto = len(catalog.resolve("auto"))
+    for label, text, one in (
+        ("hermes tool-heavy", hermes_stream(rng, n_chars), "hermes"),
+        ("qwen3_coder tool-heavy", qwen_stream(rng, n_chars), "qwen3_coder"),
+        ("plain text", prose(rng, n_chars), "hermes"),
+    ):
+        chunks = chunk(text)
+        t = best(
+            {
+                "one": lambda c=chunks, f=one: run_streamparse(c, [f]),
+                "auto": lambda c=chunks: run_streamparse(c, "auto"),
+            },
+            repeat,
+        )
+        ratio = t["auto"] / t["one"]
+        print(f"   {label:24} auto ({n_auto} formats) / {one} alone: {ratio:.2f}  {verdict(ratio, 1.1)}")
+    print()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer tokens and repeats: under 2 minutes")
+    ap.add_argument("--repeat", type=int, default=None)
+    ap.add_argument("--sizes", default=None, help="stream lengths in tokens (chunks), comma-separated")
+    args = ap.parse_args()
+    quick = args.quick
+    repeat = args.repeat or (5 if quick else 7)
+    sizes = [int(s) for s in (args.sizes or ("1000,16000" if quick else "1000,16000,64000")).split(",")]
+    print(
+        f"benchmarks/run.py{' --quick' if quick else ''}: takes about {'1' if quick else '5'} min; "
+        f"python {sys.version.split()[0]}; chunks of 1-6 chars; best of {repeat}, CPU time"
+    )
+    print()
+    floor_section(sizes, max(sizes), repeat, reparse=not quick)
+    small_calls_section(370, repeat * 2)
+    formats_section(20_000 if quick else 60_000, repeat)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,15 @@
-"""Events emitted by the parser: immutable value objects (frozen, slotted dataclasses)."""
+"""Events emitted by the parser: immutable value objects (frozen, slotted dataclasses).
+
+The engine builds the commonest events through :func:`text_delta`, :func:`reasoning_delta` and
+:func:`tool_call_delta`: they set the slots directly instead of going through a frozen dataclass's
+``__init__`` (one ``object.__setattr__`` per field, about half of an event's cost). The result is the same
+immutable object: equal to, and hashing like, one built by the class.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
@@ -143,6 +150,84 @@ class TextWasReasoning:
 
     chars: int
     type: ClassVar[str] = "text_was_reasoning"
+
+
+def slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """The slot's own setter (a member descriptor's ``__set__``): bypasses the frozen ``__setattr__``.
+
+    For the engine's private constructors only (an event is never changed after it was built)."""
+    setter: Callable[[Any, Any], None] = vars(cls)[name].__set__
+    return setter
+
+
+_new = object.__new__
+_set_text = slot_setter(TextDelta, "text")
+_set_reasoning = slot_setter(ReasoningDelta, "text")
+_set_index = slot_setter(ToolCallDelta, "index")
+_set_arguments = slot_setter(ToolCallDelta, "arguments")
+_start_slots = tuple(slot_setter(ToolCallStart, name) for name in ("index", "id", "name"))
+_end_slots = tuple(slot_setter(ToolCallEnd, name) for name in ("index", "call"))
+_call_slots = tuple(
+    slot_setter(ToolCall, name)
+    for name in (
+        "id",
+        "name",
+        "arguments",
+        "arguments_json",
+        "format",
+        "raw",
+        "fallback_used",
+        "repairs",
+        "validation",
+        "parsed",
+    )
+)
+
+
+def text_delta(text: str) -> TextDelta:
+    """``TextDelta(text)``, built without the dataclass ``__init__`` (the engine's private constructor)."""
+    event: TextDelta = _new(TextDelta)
+    _set_text(event, text)
+    return event
+
+
+def reasoning_delta(text: str) -> ReasoningDelta:
+    """``ReasoningDelta(text)``, built without the dataclass ``__init__``."""
+    event: ReasoningDelta = _new(ReasoningDelta)
+    _set_reasoning(event, text)
+    return event
+
+
+def tool_call_delta(index: int, arguments: str) -> ToolCallDelta:
+    """``ToolCallDelta(index, arguments)``, built without the dataclass ``__init__``."""
+    event: ToolCallDelta = _new(ToolCallDelta)
+    _set_index(event, index)
+    _set_arguments(event, arguments)
+    return event
+
+
+def tool_call_start(index: int, id: str, name: str) -> ToolCallStart:
+    """``ToolCallStart(index, id, name)``, built without the dataclass ``__init__``."""
+    event: ToolCallStart = _new(ToolCallStart)
+    for setter, value in zip(_start_slots, (index, id, name), strict=True):
+        setter(event, value)
+    return event
+
+
+def tool_call_end(index: int, call: ToolCall) -> ToolCallEnd:
+    """``ToolCallEnd(index, call)``, built without the dataclass ``__init__``."""
+    event: ToolCallEnd = _new(ToolCallEnd)
+    _end_slots[0](event, index)
+    _end_slots[1](event, call)
+    return event
+
+
+def tool_call(*fields: Any) -> ToolCall:
+    """``ToolCall(*fields)`` with every field given in order, built without the dataclass ``__init__``."""
+    call: ToolCall = _new(ToolCall)
+    for setter, value in zip(_call_slots, fields, strict=True):
+        setter(call, value)
+    return call
 
 
 Event: TypeAlias = (

@@ -125,6 +125,8 @@ RenderPath = Callable[[Iterable[Any]], str]
 class _InvalidSchema:
     """Stands for a schema that failed its metaschema check: every instance gets the same one error."""
 
+    schema: Any = None  # no schema to pre-check (schema_fast): jsonschema's error is the answer
+
     def __init__(self, message: str) -> None:
         self.message = message
 

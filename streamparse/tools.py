@@ -7,7 +7,8 @@ into name -> object schema. Bad definitions are programmer error and raise ``Val
 model output can never make ``ToolSet`` raise (``validate`` reports problems as a detail string).
 
 Validators are compiled lazily, on a tool's first call, and shared process-wide per distinct schema
-(``schema_check``): a server gets the same tools with every request, and most are never called.
+(``schema_check``): a server gets the same tools with every request, and most are never called;
+a compiled pre-check (``schema_fast``) answers the calls that are valid.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pydantic import BaseModel, Field, create_model
 from pydantic.json_schema import GenerateJsonSchema
 
 from .schema_check import lazy_validator, shape_problem
+from .schema_fast import DATA_KEYWORDS, surely_valid
 
 __all__ = ["ToolSet"]
 
@@ -82,8 +84,6 @@ TYPE_ALIASES: dict[str, str] = {
     "text": "string",
     "none": "null",
 }
-# Keywords whose values are data, not subschemas: never rewritten, and a ``$ref`` in them is no reference.
-_DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples", "example"})
 
 
 def _standard_type_names(schema: Any) -> Any:
@@ -95,7 +95,7 @@ def _standard_type_names(schema: Any) -> Any:
                 out[key] = TYPE_ALIASES.get(value.lower(), value)
             elif key == "type" and isinstance(value, list) and all(isinstance(v, str) for v in value):
                 out[key] = [TYPE_ALIASES.get(v.lower(), v) for v in value]
-            elif key in _DATA_KEYWORDS:
+            elif key in DATA_KEYWORDS:
                 out[key] = value
             elif key == "properties" and isinstance(value, Mapping):
                 out[key] = {k: _standard_type_names(v) for k, v in value.items()}
@@ -114,11 +114,9 @@ def _validator_for(schema: dict[str, Any], key: str) -> Validator:
         if validator is not None:
             _validators.move_to_end(key)
             return validator
-    # Compile outside the lock: it can be slow, and a duplicate compile in a race is harmless.
-    validator = _compile_validator(schema)
+    validator = _compile_validator(schema)  # outside the lock: slow; a duplicate in a race is harmless
     with _validators_lock:
-        _validators[key] = validator
-        _validators.move_to_end(key)
+        _validators[key] = validator  # (the newest, at the end)
         while len(_validators) > _VALIDATOR_CACHE_SIZE:
             _validators.popitem(last=False)
     return validator
@@ -206,7 +204,7 @@ def _local_refs(schema: Any) -> Iterator[str]:
         if isinstance(ref, str) and ref.startswith("#"):
             yield ref
         for key, value in schema.items():
-            if key not in _DATA_KEYWORDS:
+            if key not in DATA_KEYWORDS:
                 yield from _local_refs(value)
     elif isinstance(schema, list):
         for item in schema:
@@ -469,6 +467,8 @@ class ToolSet:
         validator = self._validators.get(name)
         if validator is None:
             return f"$: unknown tool {name!r}"
+        if surely_valid(validator.compiled(), arguments):  # compiled pre-check (schema_fast); none for a bad schema
+            return None
         try:
             error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
         except Exception as exc:  # e.g. a remote $ref or a pathological recursion: fail closed

@@ -1,6 +1,6 @@
 """The distribution as a user gets it: build the sdist and wheel, install the wheel into a fresh venv.
 
-Slow compared with the rest of the suite (a build, a venv, an install of the three core dependencies
+Slow compared with the rest of the suite (a build, a venv, an install of the four core dependencies
 from the package index or pip's cache), so everything shares one module-scoped build.
 """
 
@@ -128,6 +128,7 @@ def test_wheel_metadata_declares_spdx_license_classifiers_and_no_invented_urls(b
     assert {r.split(">")[0].split(";")[0].strip() for r in requires if "extra ==" not in r} == {
         "pydantic",
         "jsonschema",
+        "jsonschema-rs",  # the compiled pre-check of tool arguments (streamparse/schema_fast.py)
         "anyio",
     }
 

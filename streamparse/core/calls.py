@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 import logging
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..events import Event, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallRejected, ToolCallStart
+from ..events import Event, ToolCall, ToolCallRejected, tool_call, tool_call_delta, tool_call_end, tool_call_start
 from ..rejections import Reason
 from ..stats import ParserStats
-from .parts import Parts
+from .json_reader import NEEDS_ESCAPE
+from .parts import Parts, RawText
 
 log = logging.getLogger("streamparse")
 
@@ -103,6 +105,8 @@ class Candidate:
         "gate",
         "outcome",
         "args_seen",
+        "loose",
+        "loose_end",
     )
 
     def __init__(self, fmt: str, raw_mark: int, fallback: bool) -> None:
@@ -116,7 +120,7 @@ class Candidate:
         self.started = False
         self.reject: str | None = None
         self.detail = ""
-        self.raw_parts = Parts()
+        self.raw_parts = RawText(self.args)  # markup; what is also argument text is kept once, in args
         self.raw_mark = raw_mark
         self.raw_len = 0
         self.repairs: list[str] = []
@@ -125,6 +129,35 @@ class Candidate:
         self.gate: CallGate | None = None  # the gated fallback's policy, when it applies to this call
         self.outcome: ToolCall | ToolCallRejected | None = None  # the verdict, once emitted (snapshots)
         self.args_seen: Parts | None = None  # a rejected call's argument text (kept past too_large)
+        # Argument text appended by ``args`` since the engine last moved markup aside, and the arguments'
+        # size after it: when that markup is this very text (verbatim or escaped), it is kept once.
+        self.loose: list[str] = []
+        self.loose_end = 0
+
+    def share_loose(self, piece: str) -> bool:
+        """``piece``, markup just consumed, is the loose argument text (verbatim or JSON-escaped): keep it
+        as a reference to the arguments. False when it is not (the caller keeps it as literal markup)."""
+        args = self.args
+        raw = self.raw_parts
+        spans = raw.spans
+        if args.size != self.loose_end or (len(piece) < 32 and not (spans and spans[-4] == raw.lit.size)):
+            return False  # (neither long enough for a stretch of its own nor next to one: not worth it)
+        text = self.loose[0] if len(self.loose) == 1 else "".join(self.loose)
+        if text == piece:
+            kinds: tuple[int, ...] = (0, 1) if NEEDS_ESCAPE.search(piece) is None else (0,)  # (its own escape)
+        elif len(text) > len(piece) and text == encode_basestring(piece)[1:-1]:
+            kinds = (1,)
+        else:
+            return False
+        raw.unshare()
+        start = args.size - len(text)
+        if spans and spans[-4] == raw.lit.size and spans[-2] == start and spans[-1] in kinds:
+            spans[-2] = args.size  # continues the stretch before it
+        elif len(text) >= 32:  # (a stretch of its own costs 32 bytes: short text is kept twice instead)
+            spans.extend((raw.lit.size, start, args.size, kinds[0]))
+        else:
+            return False
+        return True
 
 
 class CallLifecycle:
@@ -178,7 +211,7 @@ class CallLifecycle:
             cand.id = f"{self.cfg.id_prefix}{cand.index}"
         cand.started = True
         self.started_calls.append(cand)
-        self.events.append(ToolCallStart(cand.index, cand.id, name))
+        self.events.append(tool_call_start(cand.index, cand.id, name))
 
     def args(self, text: str) -> None:
         cand = self.call
@@ -187,8 +220,34 @@ class CallLifecycle:
         cand.has_args = True
         if cand.closed:
             return
+        raw = cand.raw_parts
+        if raw.run >= 0:
+            raw.unshare()
         cand.args.append(text)
         cand.pending.append(text)
+        cand.loose.append(text)
+        cand.loose_end = cand.args.size
+
+    def args_verbatim(self, start: int, text: str) -> None:
+        """Argument text that is also the markup ``buf[start:start + len(text)]``, just consumed: kept once.
+
+        Falls back to :meth:`args` when the stretch is not next in the call's markup."""
+        cand = self.call
+        if cand is None or not text:
+            return
+        if cand.closed or cand.raw_mark > start:
+            self.args(text)
+            return
+        cand.has_args = True
+        raw = cand.raw_parts
+        if start > cand.raw_mark:
+            raw.append(self.buf[cand.raw_mark : start])
+            cand.raw_len += start - cand.raw_mark
+        raw.share()
+        cand.args.append(text)
+        cand.pending.append(text)
+        cand.raw_len += len(text)
+        cand.raw_mark = start + len(text)
 
     def fast_args(self, text: str, args: str) -> list[Event] | None:
         """Fast path of a state streaming a whole chunk ``text`` as argument text ``args``."""
@@ -200,11 +259,17 @@ class CallLifecycle:
             return None
         if self.pos > cand.raw_mark:
             return None
-        cand.raw_parts.append(text)
-        cand.raw_len += len(text)
+        raw = cand.raw_parts
+        if args is text:
+            raw.share()
+        elif args == encode_basestring(text)[1:-1]:
+            raw.share(True)  # the markup is what the arguments carry JSON-escaped
+        else:
+            raw.append(text)
         cand.args.append(args)
+        cand.raw_len += len(text)
         cand.has_args = True
-        return [ToolCallDelta(cand.index, args)]  # type: ignore[arg-type]
+        return [tool_call_delta(cand.index, args)]  # type: ignore[arg-type]
 
     def add_repairs(self, repairs: list[str]) -> None:
         cand = self.call
@@ -218,15 +283,15 @@ class CallLifecycle:
         text = pending[0] if len(pending) == 1 else "".join(pending)
         pending.clear()
         if text and cand.index is not None:
-            self.events.append(ToolCallDelta(cand.index, text))
+            self.events.append(tool_call_delta(cand.index, text))
 
-    def _raw(self, cand: Candidate, end: int) -> str:
+    def _raw(self, cand: Candidate, end: int, args_text: str | None = None) -> str:
         if cand.closed:
             return ""
         if end > cand.raw_mark:
             cand.raw_parts.append(self.buf[cand.raw_mark : end])
             cand.raw_mark = end
-        return cand.raw_parts.join()
+        return cand.raw_parts.join(args_text)
 
     def end_call(self, end: int) -> None:
         """The call's closing delimiter ends at ``end``: finish, validate, emit End or Rejected."""
@@ -236,7 +301,14 @@ class CallLifecycle:
         if cand.closed:
             self.call = None
             return
-        raw = self._raw(cand, end)
+        args_json = ""
+        if cand.reject is None and cand.name is not None:
+            cand.raw_parts.unshare()  # ("{}" below is no markup)
+            if not cand.has_args:
+                cand.args.append("{}")
+                cand.pending.append("{}")
+            args_json = cand.args.join()  # also what the markup refers to: joined once for both
+        raw = self._raw(cand, end, args_json or None)
         self.call = None
         if cand.reject is not None:
             self._reject(cand, cand.reject, cand.detail, raw)
@@ -244,12 +316,8 @@ class CallLifecycle:
         if cand.name is None:
             self._reject(cand, Reason.MALFORMED, "no tool name", raw)
             return
-        if not cand.has_args:
-            cand.args.append("{}")
-            cand.pending.append("{}")
         if cand.pending:
             self._flush_deltas(cand)
-        args_json = cand.args.join()
         try:
             args = json.loads(args_json)
         except (ValueError, RecursionError) as exc:
@@ -272,17 +340,17 @@ class CallLifecycle:
                 return
             validation = "pass"
         assert cand.index is not None and cand.id is not None
-        call = ToolCall(
-            id=cand.id,
-            name=cand.name,
-            arguments=args,
-            arguments_json=args_json,
-            format=cand.format,
-            raw=raw,
-            fallback_used=cand.fallback,
-            repairs=list(cand.repairs),
-            validation=validation,  # type: ignore[arg-type]
-            parsed=parsed,
+        call = tool_call(
+            cand.id,
+            cand.name,
+            args,
+            args_json,
+            cand.format,
+            raw,
+            cand.fallback,
+            list(cand.repairs),
+            validation,
+            parsed,
         )
         if cand.gate is not None and cand.gate.defer(self, cand, call):
             return  # the gated fallback decides at close
@@ -302,7 +370,7 @@ class CallLifecycle:
             call.validation,
         )
         cand.outcome = call
-        self.events.append(ToolCallEnd(cand.index, call))
+        self.events.append(tool_call_end(cand.index, call))
 
     def fail_call(self, reason: str, detail: str, end: int) -> None:
         """Reject the open call; its markup up to ``end`` is the rejection's raw text."""
@@ -335,8 +403,8 @@ class CallLifecycle:
         else:
             self._reject(cand, Reason.TOO_LARGE, f"the call grew past max_call_chars={limit}", raw)
         cand.closed = True
-        cand.raw_parts = Parts()
         cand.args = Parts()
+        cand.raw_parts = RawText(cand.args)
         cand.pending = []
 
     def _reject(self, cand: Candidate, reason: str, detail: str, raw: str) -> None:

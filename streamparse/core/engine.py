@@ -22,15 +22,33 @@ from json.encoder import encode_basestring  # the C string escaper json.dumps us
 from typing import Any, Protocol
 
 from ..errors import ParserClosedError
-from ..events import Event, ReasoningDelta, TextDelta, TextWasReasoning, ToolCallDelta
+from ..events import (
+    Event,
+    TextDelta,
+    TextWasReasoning,
+    ToolCallDelta,
+    reasoning_delta,
+    slot_setter,
+    text_delta,
+    tool_call_delta,
+)
 from ..stats import ParserStats
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
+from .fastpaths import CTX, FastPaths
+from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+from .parts import FAN
 from .scanner import MarkerSet, marker_set, split_ns
 
 log = logging.getLogger("streamparse")
 
-CTX = 8  # characters of already-consumed context kept before ``pos``
+
+# Events of the fast paths are built in place (see streamparse.events: the slots set directly).
+_new = object.__new__
+_set_text = slot_setter(TextDelta, "text")
+_set_index = slot_setter(ToolCallDelta, "index")
+_set_arguments = slot_setter(ToolCallDelta, "arguments")
+
 
 # A handler decides what a found marker means: True = handled (pos advanced / state changed),
 # False = not this handler, None = cannot decide before more input arrives (hold from the marker).
@@ -124,11 +142,11 @@ class ScanState(State):
         if self.reasoning:
             eng.reasoning_seen = True
             eng.orphan_window = False
-            return [ReasoningDelta(text)]
+            return [reasoning_delta(text)]
         if not eng.seen_output and not text.isspace():
             eng.seen_output = True
         eng.released += len(text)
-        return [TextDelta(text)]
+        return [text_delta(text)]
 
     def step(self, eng: Engine, final: bool) -> bool:
         buf = eng.buf
@@ -204,7 +222,7 @@ class GateBook(Protocol):
     def settle(self, eng: Engine) -> None: ...
 
 
-class Engine(CallLifecycle):
+class Engine(FastPaths, CallLifecycle):
     """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
 
     cfg: EngineConfig
@@ -238,9 +256,16 @@ class Engine(CallLifecycle):
         self.stats = cfg.new_stats()
         self.largest_hold = 0
         self.limit = cfg.max_call_chars
-        self.text_search: Callable[[str], object] | None = None
+        self.text_search: Callable[[str], re.Match[str] | None] | None = None
+        self.held_scan: Callable[[str], re.Match[str] | None] | None = None  # a prefix is held: _text_tail
+        self.scan_text: Callable[[str], object] | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
+        # While a JSON string streams with nothing held and no limit: the search for a character that needs
+        # the reader (quote, backslash, control); a chunk without one is taken inline by feed().
+        self.hot_special: Callable[[str], object] | None = None
+        # The armed JSON string path held a lone backslash (an escape split across chunks) at ``buf[pos]``.
+        self.hot_bs = False
         self.bytes_in = 0
         self.chars_in = 0
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
@@ -264,87 +289,108 @@ class Engine(CallLifecycle):
         raise TypeError(f"feed() takes str or bytes, not {type(chunk).__name__}")
 
     def feed(self, chunk: object) -> list[Event]:
-        text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
-        self.chars_in += len(text)
-        limit = self.limit
-        if limit is not None and text and not self._fits(text):
-            return self._feed_limited(text, limit)
-        if self.pos == len(self.buf) and text:  # nothing is held: a fast path may take the whole chunk
-            text_search = self.text_search
-            if text_search is not None:
-                # Visible text with no marker (or marker prefix) anywhere in the chunk: the commonest case.
-                if text_search(text) is None:
-                    buf = self.buf + text
-                    self.buf = buf[-CTX:]
-                    self.pos = len(self.buf)
-                    sep = self.sep
-                    if sep is not None and not (sep.idle and text[-1] not in SEP_WS):
-                        text = sep.text(text)
-                        if not text:
-                            return []
-                    if not self.seen_output and not text.isspace():
-                        self.seen_output = True
-                    self.released += len(text)
-                    return [TextDelta(text)]
+        # The two commonest chunks, inlined; each path is open only while nothing is held, no
+        # max_call_chars applies and the parser is not closed (see _arm_inline, _arm_text).
+        if type(chunk) is str and chunk:
+            hot_special = self.hot_special
+            if hot_special is not None:
+                if hot_special(chunk) is None:
+                    # No quote, backslash or control character: plain content of the argument string
+                    # streaming, verbatim argument text.
+                    n = len(chunk)
+                    self.chars_in += n
+                    hot_call: Candidate = self.call  # type: ignore[assignment]
+                    raw = hot_call.raw_parts
+                    if raw.run < 0 or raw.run_escaped:
+                        raw.share()  # the markup is this text from here on: kept once, in the arguments
+                    args = hot_call.args
+                    if args.tap is None:
+                        args.size += n
+                        tail = args.tail
+                        tail.append(chunk)
+                        if len(tail) >= FAN:
+                            args._carry()
+                    else:
+                        args.append(chunk)
+                    hot_call.raw_len += n
+                    event = _new(ToolCallDelta)
+                    _set_index(event, hot_call.index)
+                    _set_arguments(event, chunk)
+                    return [event]
             else:
-                hot = self.hot
-                # Armed: an open call is streaming an argument string and this chunk is plain content.
-                if hot is not None and hot.fullmatch(text) is not None:
-                    call = self.call
-                    if call is not None and (limit is None or call.raw_len + len(text) <= limit):
-                        call.raw_parts.append(text)
-                        call.raw_len += len(text)
-                        args = text
-                        if self.hot_escape and _NEEDS_ESCAPE.search(text) is not None:
-                            args = encode_basestring(text)[1:-1]
-                        call.args.append(args)
-                        # The chunk is consumed whole; the buffer (context for line-start and word-boundary
-                        # checks) is left as is: nothing looks behind into a string value.
-                        return [ToolCallDelta(call.index, args)]  # type: ignore[arg-type]
-                fast = self.state.fast(self, text)
+                text_search = self.text_search
+                if text_search is not None:
+                    found = text_search(chunk)
+                    if found is None:
+                        # Visible text with no marker (or marker prefix) anywhere in the chunk.
+                        n = len(chunk)
+                        self.chars_in += n
+                        self.buf = (self.buf + chunk)[-CTX:] if n < CTX else chunk[-CTX:]
+                        self.pos = len(self.buf)
+                        sep = self.sep
+                        if sep is not None and not (sep.idle and chunk[-1] not in SEP_WS):
+                            return self.release_text(chunk)  # separator whitespace may be held (exact output)
+                        if not self.seen_output and not chunk.isspace():
+                            self.seen_output = True
+                        self.released += n
+                        text_event: TextDelta = _new(TextDelta)
+                        _set_text(text_event, chunk)
+                        return [text_event]
+                    # A marker prefix at the very end: held (FastPaths._text_tail).
+                    fast = self._text_tail(chunk, found.start(), text_search) if found.end() == len(chunk) else None
+                else:  # the chunk after such a prefix, scanned with it
+                    fast = self._text_after_hold(chunk) if self.held_scan is not None else None
                 if fast is not None:
-                    buf = self.buf + text
-                    self.buf = buf[-CTX:]
-                    self.pos = len(self.buf)
-                    call = self.call
-                    if call is not None:
-                        call.raw_mark = self.pos
+                    self.chars_in += len(chunk)
                     return fast
+        # The general path (a plain function body: no second call per chunk).
+        text: str = chunk if type(chunk) is str and not self.closed else self._input(chunk)
+        n = len(text)
+        self.chars_in += n
+        limit = self.limit
+        if limit is not None and n and not self._fits(text):
+            return self._feed_limited(text, limit)
+        if n:
+            hot = self.hot
+            if hot is not None:
+                # Armed: an open call streams an argument string (a split escape's "\" may be held).
+                call = self.call
+                if self.hot_escape and limit is None and call is not None and self.pos == len(self.buf):
+                    if hot.fullmatch(text) is not None:  # a tag value's text: JSON-escaped, markup shared
+                        value = encode_basestring(text)[1:-1] if _NEEDS_ESCAPE.search(text) is not None else text
+                        raw = call.raw_parts
+                        if raw.run < 0 or not raw.run_escaped:
+                            raw.share(True)
+                        call.args.append(value)
+                        call.raw_len += n
+                        return [tool_call_delta(call.index, value)]  # type: ignore[arg-type]
+                else:
+                    fast = self._hot(hot, text, limit)
+                    if fast is not None:
+                        return fast
+            if not self.hot_bs and self.pos == len(self.buf):  # nothing is held
+                scan = self.scan_text
+                if scan is not None:
+                    if scan(text) is None:  # visible text with no marker (or marker prefix) in the chunk
+                        self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
+                        self.pos = len(self.buf)
+                        return self.release_text(text)
+                else:
+                    fast = self.state.fast(self, text)
+                    if fast is not None:
+                        self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
+                        self.pos = len(self.buf)
+                        call = self.call
+                        if call is not None:
+                            call.raw_mark = self.pos
+                        return fast
+        self.hot_bs = False
         self.events = []
         self.buf += text
         self._run(False)
         self._trim()
-        return self.events
-
-    def _fits(self, text: str) -> bool:
-        """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
-        limit = self.cfg.max_call_chars
-        assert limit is not None
-        call = self.call
-        if call is not None and not call.closed:
-            return call.raw_len + (len(self.buf) - call.raw_mark) + len(text) <= limit
-        return (len(self.buf) - self.pos) + len(text) <= limit
-
-    def _feed_limited(self, text: str, limit: int) -> list[Event]:
-        """Feed in pieces so that an open call sees exactly ``limit`` characters of its markup, then is
-        rejected too_large the moment more input arrives: the verdict, its raw text and the deltas before
-        it do not depend on the chunking, and nothing past the limit is buffered (docs/FORMATS.md, docs/API.md)."""
-        self.events = []
-        i, n = 0, len(text)
-        while i < n:
-            call = self.call
-            if call is not None and not call.closed:
-                room = limit - call.raw_len - (len(self.buf) - call.raw_mark)
-                if room <= 0:
-                    self.reject_too_large()
-                    continue
-            else:
-                # A call beginning in this piece starts at or after ``pos``: it sees at most ``limit`` chars.
-                room = max(1, limit - (len(self.buf) - self.pos))
-            self.buf += text[i : i + room]
-            i += room
-            self._run(False)
-            self._trim()
+        if self.hot is DQ_RUN:
+            self._arm_inline()
         return self.events
 
     def close(self, reason: str | None = None) -> list[Event]:
@@ -370,11 +416,13 @@ class Engine(CallLifecycle):
         if self.pos < len(self.buf):
             self.content(self.state.reasoning, self.buf[self.pos :])
             self.pos = len(self.buf)
+        self.text_search = self.held_scan = self.hot = self.hot_special = None  # feed() after close() raises
         return self.events
 
     def _run(self, final: bool) -> None:
         self.hot = None
-        self.text_search = None
+        self.hot_special = None
+        self.text_search = self.held_scan = None
         while self.state.step(self, final):
             pass
         call = self.call
@@ -384,13 +432,21 @@ class Engine(CallLifecycle):
             armed = self.state.arm(self)
             if armed is not None:
                 self.hot, self.hot_escape = armed
+                buf = self.buf
+                if armed[0] is DQ_RUN and self.pos == len(buf) - 1 and buf[-1] == "\\":
+                    self.hot_bs = True  # the state holds a split escape's backslash: the armed path takes it
         self._arm_text()
 
     def _arm_text(self) -> None:
-        """The visible-text fast path is open when the scanner rests in a plain text scope."""
+        """The visible-text path is open when the scanner rests in a plain text scope (``scan_text``, the
+        scope's marker search); inlined in ``feed`` when no limit applies and nothing is held."""
         state = self.state
         if type(state) is ScanState and not state.reasoning and self.call is None:
-            self.text_search = state._any_marker
+            scan = self.scan_text = state._any_marker
+            if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
+                self.text_search = scan
+        else:
+            self.scan_text = None
 
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
@@ -399,9 +455,13 @@ class Engine(CallLifecycle):
         if call is not None and not call.closed:
             if pos > call.raw_mark:
                 piece = self.buf[call.raw_mark : pos]
-                call.raw_parts.append(piece)
+                loose = call.loose
+                if not loose or not (len(piece) >= 32 or call.raw_parts.spans) or not call.share_loose(piece):
+                    call.raw_parts.append(piece)
                 call.raw_len += len(piece)
                 call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
+            if call.loose:
+                call.loose.clear()
             limit = self.cfg.max_call_chars
             if limit is not None and call.raw_len > limit:
                 self.reject_too_large()
@@ -443,7 +503,19 @@ class Engine(CallLifecycle):
             if not self.seen_output and not text.isspace():
                 self.seen_output = True
             self.released += len(text)
-            self.events.append(TextDelta(text))
+            self.events.append(text_delta(text))
+
+    def release_text(self, text: str) -> list[Event]:
+        """Visible text taken whole by a fast path, through the separator policy (exact output)."""
+        sep = self.sep
+        if sep is not None:
+            text = sep.text(text)
+            if not text:
+                return []
+        if not self.seen_output and not text.isspace():
+            self.seen_output = True
+        self.released += len(text)
+        return [text_delta(text)]
 
     def reason(self, text: str) -> None:
         sep = self.sep
@@ -452,7 +524,7 @@ class Engine(CallLifecycle):
         if text:
             self.reasoning_seen = True
             self.orphan_window = False
-            self.events.append(ReasoningDelta(text))
+            self.events.append(reasoning_delta(text))
 
     def orphan_closer(self) -> None:
         """An orphan ``</think>`` (reasoning rule): the visible text released so far was reasoning."""
@@ -465,7 +537,7 @@ class Engine(CallLifecycle):
     def begin_reasoning_segment(self) -> None:
         """reasoning rule: reasoning segments are joined with a newline."""
         if self.reasoning_seen:
-            self.events.append(ReasoningDelta("\n"))
+            self.events.append(reasoning_delta("\n"))
 
     def line_start(self, s: int) -> bool:
         """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""

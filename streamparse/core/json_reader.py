@@ -11,6 +11,7 @@ The container stack is a list, so nesting depth is bounded by memory, never by r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Protocol
@@ -26,7 +27,7 @@ VALUE, KEY, COLON, AFTER, STRING, DONE, ERROR = range(7)
 _WS = re.compile(r"[ \t\r\n]*")
 # Characters json.dumps would escape in a string (a text fragment without them is already valid JSON content).
 NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
-_DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
+DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
 # A run of double-quoted string content that needs no work: plain characters and complete escapes.
 DQ_RUN = re.compile(r'[^\\"\n\r\t]*(?:\\[^\n\r\t][^\\"\n\r\t]*)*')
 _SQ_SPECIAL = re.compile(r'[\\\'"\n\r\t]')
@@ -171,7 +172,7 @@ class JsonReader:
                         pos = run_end
                         if pos >= n:
                             return n
-                special = _DQ_SPECIAL if q == '"' else _SQ_SPECIAL
+                special = DQ_SPECIAL if q == '"' else _SQ_SPECIAL
                 m = special.search(buf, pos)
                 if m is None:
                     out.append(buf[pos:])
@@ -204,10 +205,10 @@ class JsonReader:
                         self.state = COLON
                         sink = self.sink
                         if sink is not None and len(self.stack) <= self.watch:
-                            try:
-                                key = json.loads('"' + "".join(self.keyparts) + '"')
-                            except ValueError:
-                                key = "".join(self.keyparts)
+                            key = "".join(self.keyparts)
+                            if "\\" in key:  # (without escapes the text is the key)
+                                with contextlib.suppress(ValueError):
+                                    key = json.loads('"' + key + '"')
                             sink.key(len(self.stack), key)
                         self.keyparts.clear()
                     else:

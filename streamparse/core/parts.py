@@ -7,11 +7,18 @@ joined in groups of :data:`FAN` as they come and the groups are joined again a l
 top level (:data:`LEVELS`) only collects blocks of ``FAN ** LEVELS`` pieces and never joins them, so no
 step copies more than one such block at a time (a join of everything would briefly double the memory),
 and each character is copied at most ``LEVELS`` times.
+
+:class:`RawText` is a call's raw markup. Most of it is usually the arguments text itself (a JSON string
+value read verbatim, or a tag value that the arguments carry JSON-escaped): such stretches are kept as
+positions in the arguments' :class:`Parts`, not as a second copy, so a buffered call holds its text once.
 """
 
 from __future__ import annotations
 
-__all__ = ["FAN", "LEVELS", "Parts"]
+import json
+from array import array
+
+__all__ = ["FAN", "LEVELS", "Parts", "RawText"]
 
 FAN = 32
 LEVELS = 3
@@ -20,9 +27,10 @@ LEVELS = 3
 class Parts:
     """``append(piece)``, ``join() -> str``; truthy once anything (even ``""``) was appended."""
 
-    __slots__ = ("tail", "levels", "tap")
+    __slots__ = ("tail", "levels", "tap", "size")
 
     def __init__(self) -> None:
+        self.size = 0  # characters appended so far
         self.tail: list[str] = []  # the newest pieces, as appended
         self.levels: list[list[str]] = []  # levels[k]: joins of FAN strings of level k-1 (older than level k-1)
         # Pieces appended since a reader last took them (running snapshots, StreamParser.snapshot): set by
@@ -32,6 +40,7 @@ class Parts:
     def append(self, piece: str) -> None:
         if self.tap is not None:
             self.tap.append(piece)
+        self.size += len(piece)
         tail = self.tail
         tail.append(piece)
         if len(tail) >= FAN:
@@ -49,10 +58,107 @@ class Parts:
             level.clear()
         levels.append([block])
 
-    def join(self) -> str:
+    def pieces(self) -> list[str]:
+        """The strings held, oldest first (their concatenation is ``join()``)."""
         parts = [s for level in reversed(self.levels) for s in level]
         parts += self.tail
+        return parts
+
+    def join(self) -> str:
+        parts = self.pieces()
         return parts[0] if len(parts) == 1 else "".join(parts)
 
     def __bool__(self) -> bool:
         return bool(self.tail) or any(self.levels)
+
+
+class RawText:
+    """A call's raw markup: literal pieces (``append``) and stretches shared with the arguments.
+
+    Between ``share()`` and the next ``append`` or ``unshare``, every piece appended to ``args`` is also the
+    next stretch of raw markup: verbatim, or (``escaped``) JSON-escaped, i.e. the raw text is
+    ``json.loads('"' + piece + '"')``. Whoever appends arguments that are not also markup calls
+    ``unshare`` first.
+    """
+
+    __slots__ = ("lit", "args", "spans", "run", "run_escaped")
+
+    def __init__(self, args: Parts) -> None:
+        self.lit = Parts()
+        self.args = args
+        # Shared stretches in order, four numbers each (flat: 32 bytes a stretch, not a tuple of objects):
+        # the position in ``lit`` where it stands, its start and end in the arguments, escaped (0/1).
+        self.spans = array("q")
+        self.run = -1  # ``args.size`` where the open shared stretch began; -1: none open
+        self.run_escaped = False
+
+    def append(self, piece: str) -> None:
+        if self.run >= 0:
+            self.unshare()
+        lit = self.lit  # (Parts.append, inlined: this is once per slow feed of an open call)
+        lit.size += len(piece)
+        tail = lit.tail
+        tail.append(piece)
+        if len(tail) >= FAN:
+            lit._carry()
+
+    def share(self, escaped: bool = False) -> None:
+        if self.run >= 0:
+            if self.run_escaped == escaped:
+                return
+            self.unshare()
+        self.run = self.args.size
+        self.run_escaped = escaped
+
+    def unshare(self) -> None:
+        start = self.run
+        if start < 0:
+            return
+        end = self.args.size
+        if end > start:
+            spans = self.spans
+            at = self.lit.size
+            escaped = int(self.run_escaped)
+            if spans and spans[-4] == at and spans[-2] == start and spans[-1] == escaped:
+                spans[-2] = end  # continues the previous stretch
+            else:
+                spans.extend((at, start, end, escaped))
+        self.run = -1
+
+    def join(self, args_text: str | None = None) -> str:
+        """The raw markup; ``args_text`` is ``args.join()`` when the caller has it (saves a copy)."""
+        self.unshare()
+        if not self.spans:
+            return self.lit.join()
+        if args_text is None:
+            args_text = self.args.join()
+        # The literal pieces as they are (cut only where a stretch stands inside one), so that no more than
+        # the result is allocated on top of what is held.
+        spans = self.spans
+        out: list[str] = []
+        k, n = 0, len(spans)
+        offset = 0
+        for piece in self.lit.pieces():
+            end = offset + len(piece)
+            cut = 0
+            while k < n and spans[k] <= end:
+                at = spans[k] - offset
+                if at > cut:
+                    out.append(piece[cut:at])
+                    cut = at
+                out.append(_shared(args_text, spans, k))
+                k += 4
+            out.append(piece[cut:] if cut else piece)
+            offset = end
+        while k < n:  # stretches after all literal text (none held)
+            out.append(_shared(args_text, spans, k))
+            k += 4
+        return "".join(out)
+
+    def __bool__(self) -> bool:
+        return bool(self.lit) or bool(self.spans) or (self.run >= 0 and self.args.size > self.run)
+
+
+def _shared(args_text: str, spans: array[int], k: int) -> str:
+    piece = args_text[spans[k + 1] : spans[k + 2]]
+    return json.loads('"' + piece + '"') if spans[k + 3] else piece

@@ -205,6 +205,18 @@ def args_value(eng: Engine, text: str) -> None:
     call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"
 
 
+_SHARE_MIN = 32  # shorter argument text is simply kept twice: sharing would cost more than it saves
+
+
+def _stream_args(eng: Engine, text: str, start: int, end: int) -> None:
+    """Argument JSON read from ``buf[start:end]``: when it is that text's tail verbatim (no repair), the
+    call keeps it once (its markup refers to it), else it is argument text of its own."""
+    if len(text) >= _SHARE_MIN and eng.buf.endswith(text, start, end):
+        eng.args_verbatim(end - len(text), text)
+    else:
+        eng.args(text)
+
+
 class _JsonBody(State):
     """What JSON bodies share: the closer after the value, and recovery after malformed JSON."""
 
@@ -391,9 +403,9 @@ class JsonCallState(_JsonBody):
             sink = self.sink
             reader = sink.reader
             start = eng.pos
-            eng.pos = reader.feed(eng.buf, start, final)
+            eng.pos = end = reader.feed(eng.buf, start, final)
             if sink.streaming:
-                eng.args(reader.drain())
+                _stream_args(eng, reader.drain(), start, end)
             elif eng.call is not None and eng.call.closed:
                 reader.drain()  # rejected too_large: keep reading to its end, buffering nothing
             if reader.failed:
@@ -470,9 +482,9 @@ class JsonArgsState(_JsonBody):
                     self.phase = 2
                     return True
                 self.held = []
-            eng.pos = reader.feed(eng.buf, start, final)
+            eng.pos = end = reader.feed(eng.buf, start, final)
             if self.held is None:
-                eng.args(reader.drain())
+                _stream_args(eng, reader.drain(), start, end)
             else:
                 self.held.append(reader.drain())
                 if reader.done and not reader.failed:

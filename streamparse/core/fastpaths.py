@@ -1,0 +1,192 @@
+"""The engine's fast paths: chunks taken without the states when they cannot change the state.
+
+- Visible text (inlined in ``Engine.feed``): a chunk with no marker and no marker prefix is one TextDelta.
+  A chunk whose only marker-like text is a prefix of a marker at its very end (``t``, a possible start of
+  ``to=functions.`` with every format on) releases the text before it and holds the prefix, and the next
+  chunk is scanned together with the prefix: what the scanning state would do, without its machinery.
+- Armed (the commonest chunk inlined in ``Engine.feed``): after a slow step with an open call, the state
+  may arm a pattern (``State.arm``). A chunk that fully matches it is plain content of the argument string
+  streaming: argument text at once, verbatim or JSON-escaped, and the call's markup refers to that text
+  instead of keeping a copy (``RawText.share``). A chunk that matches but for a final lone backslash (a JSON
+  escape split across chunks: a few percent of tokens in code) stays here too: the text before it streams,
+  the backslash alone is held at ``buf[pos]`` while it is undecided and goes with the next chunk.
+
+- Limited (``_feed_limited``, not fast): with ``max_call_chars`` a chunk that could take a call past the
+  limit is fed in pieces.
+
+Mixed into :class:`~streamparse.core.engine.Engine`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
+from typing import Any
+
+from ..events import Event, TextDelta, slot_setter, tool_call_delta
+from .calls import Candidate
+from .json_reader import DQ_RUN, DQ_SPECIAL
+from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+
+_new = object.__new__
+_set_text = slot_setter(TextDelta, "text")
+CTX = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
+
+
+class FastPaths:
+    """Mixin: the armed path's state and its slow half (the commonest chunk is inlined in ``feed``)."""
+
+    buf: str
+    pos: int
+    call: Candidate | None
+    limit: int | None
+    largest_hold: int
+    hot: re.Pattern[str] | None
+    hot_escape: bool
+    hot_bs: bool
+    hot_special: Callable[[str], object] | None
+    state: Any
+    seen_output: bool
+    released: int
+    text_search: Callable[[str], re.Match[str] | None] | None
+    held_scan: Callable[[str], re.Match[str] | None] | None
+
+    cfg: Any
+    events: list[Event]
+    reject_too_large: Callable[[], None]  # (CallLifecycle's)
+    release_text: Callable[[str], list[Event]]  # (Engine's: visible text through the separator policy)
+
+    def note_hold(self, n: int) -> None:
+        raise NotImplementedError
+
+    def _run(self, final: bool) -> None:
+        raise NotImplementedError
+
+    def _trim(self) -> None:
+        raise NotImplementedError
+
+    def _fits(self, text: str) -> bool:
+        """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
+        limit = self.cfg.max_call_chars
+        assert limit is not None
+        call = self.call
+        if call is not None and not call.closed:
+            return bool(call.raw_len + (len(self.buf) - call.raw_mark) + len(text) <= limit)
+        return bool((len(self.buf) - self.pos) + len(text) <= limit)
+
+    def _feed_limited(self, text: str, limit: int) -> list[Event]:
+        """Feed in pieces so that an open call sees exactly ``limit`` characters of its markup, then is
+        rejected too_large the moment more input arrives: the verdict, its raw text and the deltas before
+        it do not depend on the chunking, and nothing past the limit is buffered (docs/FORMATS.md, docs/API.md)."""
+        self.events = []
+        self.hot_bs = False
+        i, n = 0, len(text)
+        while i < n:
+            call = self.call
+            if call is not None and not call.closed:
+                room = limit - call.raw_len - (len(self.buf) - call.raw_mark)
+                if room <= 0:
+                    self.reject_too_large()
+                    continue
+            else:
+                # A call beginning in this piece starts at or after ``pos``: it sees at most ``limit`` chars.
+                room = max(1, limit - (len(self.buf) - self.pos))
+            self.buf += text[i : i + room]
+            i += room
+            self._run(False)
+            self._trim()
+        return self.events
+
+    def _text_tail(self, text: str, start: int, scan: Callable[[str], re.Match[str] | None]) -> list[Event] | None:
+        """``text[start:]``, at the end of ``text``, is marker-like: when it is only a prefix of a marker,
+        release what comes before it and hold it (``held_scan``); None when it is a marker (or ``text`` is
+        a prefix held with the new chunk that grew into one): the states decide."""
+        tail = text[start:]
+        markers = self.state.table.markers
+        if tail in markers.markers or (tail[0] == "<" and markers.ns_suffixes and markers.search(tail, 0)[2]):
+            return None  # a complete marker (a namespaced one starts with "<")
+        held = len(text) - start
+        buf = self.buf
+        self.buf = buf = (buf + text if self.pos == len(buf) else buf[: self.pos] + text)[-(CTX + held) :]
+        self.pos = len(buf) - held
+        if held > self.largest_hold:
+            self.note_hold(held)
+        self.text_search = None
+        self.held_scan = scan
+        if not start:
+            return []
+        return self.release_text(text[:start])
+
+    def _text_after_hold(self, chunk: str) -> list[Event] | None:
+        """The chunk after a held marker prefix, scanned with it (None: the states decide)."""
+        scan = self.held_scan
+        assert scan is not None
+        buf = self.buf
+        text = buf[self.pos :] + chunk
+        m = scan(text)
+        if m is None:
+            self.buf = buf = (buf + chunk)[-CTX:]
+            self.pos = len(buf)
+            self.held_scan = None
+            self.text_search = scan
+            return self.release_text(text)
+        if m.end() == len(text):
+            return self._text_tail(text, m.start(), scan)
+        return None
+
+    def _hot(self, hot: re.Pattern[str], text: str, limit: int | None) -> list[Event] | None:
+        """The armed path: an open call streams an argument string and ``text`` is plain content of it
+        (a full match of ``hot``), or is, but for a final lone backslash: that escape is undecided, so the
+        backslash alone is held (at ``buf[pos]``) and goes with the next chunk."""
+        call = self.call
+        held = self.hot_bs
+        if call is None or (not held and self.pos != len(self.buf)):
+            return None
+        if held:
+            text = "\\" + text
+        keep = False
+        if hot.fullmatch(text) is None:
+            if hot is not DQ_RUN or text[-1] != "\\" or hot.fullmatch(text, 0, len(text) - 1) is None:
+                return None
+            keep = True
+        n = len(text) - keep
+        if limit is not None and call.raw_len + n > limit:
+            return None
+        args = text[:-1] if keep else text
+        raw = call.raw_parts  # the markup is this argument text (verbatim or escaped): kept once
+        if not self.hot_escape:
+            if raw.run < 0 or raw.run_escaped:
+                raw.share()
+        else:  # (text that needs no escaping is its own escape)
+            if _NEEDS_ESCAPE.search(args) is not None:
+                args = encode_basestring(args)[1:-1]
+            if raw.run < 0 or not raw.run_escaped:
+                raw.share(True)
+        call.args.append(args)
+        call.raw_len += n
+        # The chunk is consumed; the buffer (context for line-start and word-boundary checks) is left as
+        # is: nothing looks behind into a string value.
+        if keep:
+            if not held:
+                self.buf += "\\"
+                if self.largest_hold < 1:
+                    self.note_hold(1)
+            self.hot_bs = True
+            self.hot_special = None
+        elif held:
+            self.buf = self.buf[: self.pos]
+            self.hot_bs = False
+            self._arm_inline()
+        if not args:
+            return []
+        return [tool_call_delta(call.index, args)]  # type: ignore[arg-type]
+
+    def _arm_inline(self) -> None:
+        """Open the inlined armed path in ``feed`` when the armed chunk needs nothing but appending."""
+        hot = self.hot
+        call = self.call
+        if hot is not DQ_RUN or call is None or self.hot_bs or self.hot_escape or self.limit is not None:
+            return
+        if self.pos == len(self.buf) and call.raw_mark == self.pos:
+            self.hot_special = DQ_SPECIAL.search  # (feed() opens the shared stretch at its first chunk)

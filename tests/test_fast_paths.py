@@ -1,0 +1,249 @@
+"""The engine's fast paths (core/fastpaths.py, issue 19) give exactly what the states give: the same events,
+the same earliest release, the same raw markup, under 1-character, 1-byte and random chunkings.
+
+The reference is the same parser with every fast path switched off (``slow_paths``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tracemalloc
+from collections.abc import Iterator
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from invariants import byte_pieces, check_stream, random_pieces, run
+
+from streamparse import StreamParser, merge_events
+from streamparse.core.engine import Engine, ScanState
+from streamparse.events import (
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    text_delta,
+    tool_call,
+    tool_call_delta,
+    tool_call_end,
+    tool_call_start,
+)
+from streamparse.tools import ToolSet
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture
+def slow_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every chunk through the states: no visible-text path, no armed path, no held-prefix path."""
+
+    def no_text(self: Engine) -> None:
+        self.scan_text = None
+
+    monkeypatch.setattr(Engine, "_arm_text", no_text)
+    monkeypatch.setattr(Engine, "_arm_inline", lambda self: None)
+    monkeypatch.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+    monkeypatch.setattr(ScanState, "fast", lambda self, eng, text: None)
+    yield
+
+
+def chunkings(text: str) -> dict[str, list[str] | list[bytes]]:
+    out: dict[str, list[str] | list[bytes]] = {"chars": list(text), "bytes": byte_pieces(text), "whole": [text]}
+    out.update({f"random{seed}": random_pieces(text, seed) for seed in range(6)})
+    return out
+
+
+def all_chunkings(text: str, **options: object) -> dict[str, list[object]]:
+    return {label: merge_events(run(chunks, **options)) for label, chunks in chunkings(text).items()}  # type: ignore[arg-type]
+
+
+def hermes_call(content: str) -> str:
+    call = {"name": "write_file", "arguments": {"path": "a.py", "content": content}}
+    return "Writing it.\n<tool_call>\n" + json.dumps(call, ensure_ascii=False) + "\n</tool_call>\nDone."
+
+
+# Text for argument strings: what JSON escapes (quotes, backslashes, control characters), astral characters
+# (a surrogate pair when escaped with ensure_ascii) and markup look-alikes.
+ARG_TEXT = st.text(alphabet=st.sampled_from(list('ab "\\\n\t/é東🚀<>{}[]u')), max_size=40)
+
+
+@FAST
+@given(content=ARG_TEXT, ascii_escapes=st.booleans())
+def test_chunks_ending_inside_an_escape_stream_like_the_states(content: str, ascii_escapes: bool) -> None:
+    call = {"name": "write_file", "arguments": {"path": "a.py", "content": content}}
+    text = "<tool_call>\n" + json.dumps(call, ensure_ascii=ascii_escapes) + "\n</tool_call>"
+    results = all_chunkings(text, formats=["hermes"])
+    whole = results.pop("whole")
+    for label, events in results.items():
+        assert events == whole, label
+    ends = [e for e in whole if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments["content"] for e in ends] == [content]
+    assert ends[0].call.raw == text  # the markup, kept once with the arguments, comes back exact
+
+
+@FAST
+@given(content=ARG_TEXT)
+def test_fast_paths_give_the_events_of_the_states(content: str) -> None:
+    text = hermes_call(content)
+    fast = {label: run(chunks, formats=["hermes"]) for label, chunks in chunkings(text).items()}  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Engine, "_arm_text", lambda self: setattr(self, "scan_text", None))
+        mp.setattr(Engine, "_arm_inline", lambda self: None)
+        mp.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+        mp.setattr(ScanState, "fast", lambda self, eng, text: None)
+        slow = {label: run(chunks, formats=["hermes"]) for label, chunks in chunkings(text).items()}  # type: ignore[arg-type]
+    for label in fast:
+        assert merge_events(fast[label]) == merge_events(slow[label]), label
+
+
+def test_a_split_escape_holds_only_its_backslash() -> None:
+    parser = StreamParser(formats=["hermes"])
+    parser.feed('<tool_call>{"name": "f", "arguments": {"q": "ab')
+    assert [e.arguments for e in parser.feed("c\\") if isinstance(e, ToolCallDelta)] == ["c"]
+    assert parser.stats.largest_holdback == 1
+    assert [e.arguments for e in parser.feed("\\") if isinstance(e, ToolCallDelta)] == ["\\\\"]
+    assert [e.arguments for e in parser.feed("x\\") if isinstance(e, ToolCallDelta)] == ["x"]
+    assert [e.arguments for e in parser.feed('"y\\') if isinstance(e, ToolCallDelta)] == ['\\"y']
+    last = parser.feed('n"}}</tool_call>')
+    assert [e.arguments for e in last if isinstance(e, ToolCallDelta)] == ['\\n"}']
+    assert [e.call.arguments for e in last if isinstance(e, ToolCallEnd)] == [{"q": 'abc\\x"y\n'}]
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_a_split_escape_at_the_end_of_the_stream_is_an_unterminated_escape(split: bool) -> None:
+    head = '<tool_call>{"name": "f", "arguments": {"q": "ab'
+    parser = StreamParser(formats=["hermes"])
+    events = parser.feed(head) + parser.feed("\\") if split else parser.feed(head + "\\")
+    events += parser.close()
+    rejected = [(e.reason, e.detail) for e in events if e.type == "tool_call_rejected"]
+    assert rejected == [("malformed", "invalid JSON: unterminated escape")]
+
+
+def test_a_split_surrogate_pair_escape_streams_whole() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {"q": "\\ud83d\\ude80 go"}}</tool_call>'
+    result = check_stream(text, formats=["hermes"])
+    assert result.tool_calls[0].arguments == {"q": "🚀 go"}
+    assert result.tool_calls[0].raw == text
+
+
+PROSE = st.text(alphabet=st.sampled_from(list("ato fuTOL_CAin=s.[:<>x \n")), max_size=60)
+
+
+@FAST
+@given(text=PROSE)
+def test_marker_prefixes_at_chunk_ends_stream_like_the_states(text: str) -> None:
+    results = all_chunkings(text, formats="auto")
+    whole = results.pop("whole")
+    for label, events in results.items():
+        assert events == whole, label
+
+
+def test_a_marker_prefix_at_a_chunk_end_is_held_and_released_by_the_next_chunk() -> None:
+    parser = StreamParser(formats="auto")
+    assert [e.text for e in parser.feed("Hello, go to") if isinstance(e, TextDelta)] == ["Hello, go "]
+    assert parser.stats.largest_holdback == 2
+    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == ["to the"]
+    assert [e.text for e in parser.feed(" wha") if isinstance(e, TextDelta)] == [" wha"]
+    assert [e.text for e in parser.feed("t is") if isinstance(e, TextDelta)] == ["t is"]
+
+
+TAG_VALUE = st.text(alphabet=st.sampled_from(list('ab "\\\n/é<>')), min_size=1, max_size=30)
+
+
+@FAST
+@given(value=TAG_VALUE)
+def test_raw_markup_of_a_tag_call_with_escaped_values_is_the_input(value: str) -> None:
+    value = value.strip() or "v"
+    text = f"Text.\n<tool_call>\n<function=f>\n<parameter=q>\n{value}\n</parameter>\n</function>\n</tool_call>"
+    raws = set()
+    for chunks in chunkings(text).values():
+        ends = [e for e in run(chunks, formats=["qwen3_coder"]) if isinstance(e, ToolCallEnd)]  # type: ignore[arg-type]
+        assert [e.call.arguments for e in ends] == [{"q": value}]
+        raws.add(ends[0].call.raw)
+    assert len(raws) == 1 and raws.pop() in text  # one raw text, taken from the input as it was
+
+
+def test_events_built_by_the_private_constructors_equal_and_hash_like_the_classes() -> None:
+    call = ToolCall("c0", "f", {"a": 1}, '{"a": 1}', "hermes", "<tool_call>...", False, [], "pass", None)
+    pairs = [
+        (text_delta("hi"), TextDelta("hi")),
+        (tool_call_delta(2, '{"a"'), ToolCallDelta(2, '{"a"')),
+        (tool_call_start(1, "c1", "f"), ToolCallStart(1, "c1", "f")),
+        (tool_call_end(0, call), ToolCallEnd(0, call)),
+        (tool_call("c0", "f", {"a": 1}, '{"a": 1}', "hermes", "<tool_call>...", False, [], "pass", None), call),
+    ]
+    for fast, built in pairs:
+        assert fast == built and type(fast) is type(built) and repr(fast) == repr(built)
+        if not isinstance(built, ToolCall | ToolCallEnd):  # (those hold a dict: unhashable, as before)
+            assert hash(fast) == hash(built)
+        field = dataclasses.fields(fast)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(fast, field, None)
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": "^[A-Z]-[0-9]{2}$"},
+        "n": {"type": "integer", "minimum": 1},
+        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+        "mode": {"enum": ["a", "b"]},
+    },
+    "required": ["id"],
+    "additionalProperties": False,
+}
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, width=16),
+    st.sampled_from(["A-12", "a", "b"]),
+)
+INSTANCES = st.dictionaries(
+    st.sampled_from(["id", "n", "tags", "mode", "x"]), st.one_of(VALUES, st.lists(VALUES, max_size=3)), max_size=4
+)
+
+
+@FAST
+@given(arguments=INSTANCES)
+def test_the_compiled_precheck_gives_jsonschema_verdicts_and_messages(arguments: dict[str, object]) -> None:
+    tools = ToolSet([{"name": "f", "parameters": SCHEMA}])
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(arguments))
+    detail = tools.validate("f", arguments)
+    if error is None:
+        assert detail is None
+    else:
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        assert detail == f"{path}: {error.message}"
+
+
+def test_a_schema_the_compiled_validator_cannot_take_is_judged_by_jsonschema() -> None:
+    from streamparse.schema_fast import compiled_for
+
+    schema = {"type": "object", "properties": {"a": {"$ref": "https://example.invalid/a.json"}}}
+    tools = ToolSet([{"name": "f", "parameters": schema}])
+    assert compiled_for(tools._validators["f"]) is None  # type: ignore[attr-defined]
+    assert tools.validate("f", {}) is None  # nothing to resolve: valid, without any fetch
+    assert tools.validate("f", {"a": 1}) is not None  # the unresolvable reference fails closed
+
+
+@pytest.mark.parametrize("chunk", [1, 64])
+def test_a_buffered_json_argument_is_kept_once(chunk: int) -> None:
+    """A call's markup refers to its argument text instead of copying it: about 1 byte per character."""
+    body = json.dumps('lorem "ipsum" dolor\\sit amet\n' * 2000)[1:-1]
+    parser = StreamParser(formats=["hermes"])
+    parser.feed('<tool_call>\n{"name": "write_file", "arguments": {"content": "')
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(0, len(body), chunk):
+            parser.feed(body[i : i + chunk])
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert held <= 1.1 * len(body), held / len(body)
+    ends = [e for e in parser.feed('"}}\n</tool_call>') + parser.close() if isinstance(e, ToolCallEnd)]
+    assert ends[0].call.arguments_json == '{"content": "' + body + '"}'
+    assert ends[0].call.raw.endswith(body + '"}}\n</tool_call>')
