@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from ..errors import ParserClosedError
 from ..events import (
     Event,
+    ReasoningDelta,
     TextDelta,
     TextWasReasoning,
     ToolCallDelta,
