@@ -26,7 +26,6 @@ from ..events import (
     Event,
     ReasoningDelta,
     TextDelta,
-    TextWasReasoning,
     ToolCallDelta,
     reasoning_delta,
     slot_setter,
@@ -38,6 +37,7 @@ from .calls import CallGate, CallLifecycle, CallSettings, Candidate
 from .fastpaths import CTX, FastPaths
 from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+from .output import SEP_WS, TextOutput, TextRelease
 from .parts import FAN
 from .scanner import MarkerSet, marker_set, split_ns
 
@@ -54,22 +54,6 @@ _set_arguments = slot_setter(ToolCallDelta, "arguments")
 # A handler decides what a found marker means: True = handled (pos advanced / state changed),
 # False = not this handler, None = cannot decide before more input arrives (hold from the marker).
 Handler = Callable[["Engine", int, int, bool], "bool | None"]
-
-SEP_WS = " \t\r\n"  # separator whitespace (exact output): what templates write around markers
-
-
-class TextRelease(Protocol):
-    """What content is released when (exact output, ``states/separators.py``): separator whitespace around
-    markup is held until the next character or marker decides it. ``idle``: a text chunk that does not end
-    in whitespace is released as it is."""
-
-    idle: bool
-
-    def text(self, text: str) -> str: ...
-
-    def reason(self, text: str) -> str: ...
-
-    def markup(self) -> None: ...
 
 
 class MarkerTable:
@@ -223,7 +207,7 @@ class GateBook(Protocol):
     def settle(self, eng: Engine) -> None: ...
 
 
-class Engine(FastPaths, CallLifecycle):
+class Engine(TextOutput, FastPaths, CallLifecycle):
     """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
 
     cfg: EngineConfig
@@ -489,56 +473,6 @@ class Engine(FastPaths, CallLifecycle):
         self.state = self.stack.pop() if self.stack else self.cfg.initial_state(self)
 
     # -- content -------------------------------------------------------------------------------------
-
-    def content(self, reasoning: bool, text: str) -> None:
-        if reasoning:
-            self.reason(text)
-        else:
-            self.text(text)
-
-    def text(self, text: str) -> None:
-        sep = self.sep
-        if sep is not None and text:
-            text = sep.text(text)
-        if text:
-            if not self.seen_output and not text.isspace():
-                self.seen_output = True
-            self.released += len(text)
-            self.events.append(text_delta(text))
-
-    def release_text(self, text: str) -> list[Event]:
-        """Visible text taken whole by a fast path, through the separator policy (exact output)."""
-        sep = self.sep
-        if sep is not None:
-            text = sep.text(text)
-            if not text:
-                return []
-        if not self.seen_output and not text.isspace():
-            self.seen_output = True
-        self.released += len(text)
-        return [text_delta(text)]
-
-    def reason(self, text: str) -> None:
-        sep = self.sep
-        if sep is not None and text:
-            text = sep.reason(text)
-        if text:
-            self.reasoning_seen = True
-            self.orphan_window = False
-            self.events.append(reasoning_delta(text))
-
-    def orphan_closer(self) -> None:
-        """An orphan ``</think>`` (reasoning rule): the visible text released so far was reasoning."""
-        if self.orphan_window and self.seen_output:
-            self.events.append(TextWasReasoning(self.released))
-            self.reasoning_seen = True
-            self.seen_output = False  # the output proper starts after the closer
-        self.orphan_window = False
-
-    def begin_reasoning_segment(self) -> None:
-        """reasoning rule: reasoning segments are joined with a newline."""
-        if self.reasoning_seen:
-            self.events.append(reasoning_delta("\n"))
 
     def line_start(self, s: int) -> bool:
         """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..core.engine import SEP_WS
+from ..core.output import SEP_WS
 from ..core.lookahead import LOOKAHEAD
 
 SeparatorsOption = Literal["drop", "keep"]
