@@ -165,23 +165,6 @@ _set_text = slot_setter(TextDelta, "text")
 _set_reasoning = slot_setter(ReasoningDelta, "text")
 _set_index = slot_setter(ToolCallDelta, "index")
 _set_arguments = slot_setter(ToolCallDelta, "arguments")
-_start_slots = tuple(slot_setter(ToolCallStart, name) for name in ("index", "id", "name"))
-_end_slots = tuple(slot_setter(ToolCallEnd, name) for name in ("index", "call"))
-_call_slots = tuple(
-    slot_setter(ToolCall, name)
-    for name in (
-        "id",
-        "name",
-        "arguments",
-        "arguments_json",
-        "format",
-        "raw",
-        "fallback_used",
-        "repairs",
-        "validation",
-        "parsed",
-    )
-)
 
 
 def text_delta(text: str) -> TextDelta:
@@ -204,30 +187,6 @@ def tool_call_delta(index: int, arguments: str) -> ToolCallDelta:
     _set_index(event, index)
     _set_arguments(event, arguments)
     return event
-
-
-def tool_call_start(index: int, id: str, name: str) -> ToolCallStart:
-    """``ToolCallStart(index, id, name)``, built without the dataclass ``__init__``."""
-    event: ToolCallStart = _new(ToolCallStart)
-    for setter, value in zip(_start_slots, (index, id, name), strict=True):
-        setter(event, value)
-    return event
-
-
-def tool_call_end(index: int, call: ToolCall) -> ToolCallEnd:
-    """``ToolCallEnd(index, call)``, built without the dataclass ``__init__``."""
-    event: ToolCallEnd = _new(ToolCallEnd)
-    _end_slots[0](event, index)
-    _end_slots[1](event, call)
-    return event
-
-
-def tool_call(*fields: Any) -> ToolCall:
-    """``ToolCall(*fields)`` with every field given in order, built without the dataclass ``__init__``."""
-    call: ToolCall = _new(ToolCall)
-    for setter, value in zip(_call_slots, fields, strict=True):
-        setter(call, value)
-    return call
 
 
 Event: TypeAlias = (
