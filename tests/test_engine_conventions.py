@@ -40,9 +40,12 @@ def test_a_qwen3_coder_call_whose_function_closer_is_missing_ends_at_the_block_c
     text = f"{opener}\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n{closer} after"
     parser = StreamParser([fmt])
     events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
-    assert [e.call.arguments for e in events if isinstance(e, ToolCallEnd)] == [{"city": "Paris"}]
+    # Values as each template writes them (exact output): Qwen3-Coder's one newline per side is markup,
+    # Seed-OSS writes the value verbatim; the space after the block is a separator, not text.
+    value = "Paris" if fmt == "qwen3_coder" else "\nParis\n"
+    assert [e.call.arguments for e in events if isinstance(e, ToolCallEnd)] == [{"city": value}]
     assert not [e for e in events if isinstance(e, ToolCallRejected)]
-    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == " after"
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "after"
 
 
 DSML = (

@@ -139,9 +139,11 @@ def test_marker_prefixes_at_chunk_ends_stream_like_the_states(text: str) -> None
 
 def test_a_marker_prefix_at_a_chunk_end_is_held_and_released_by_the_next_chunk() -> None:
     parser = StreamParser(formats="auto")
-    assert [e.text for e in parser.feed("Hello, go to") if isinstance(e, TextDelta)] == ["Hello, go "]
+    # The space before the held prefix waits with it (exact output: whitespace before a possible marker is
+    # undecided until the next character or marker decides it).
+    assert [e.text for e in parser.feed("Hello, go to") if isinstance(e, TextDelta)] == ["Hello, go"]
     assert parser.stats.largest_holdback == 2
-    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == ["to the"]
+    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == [" to the"]
     assert [e.text for e in parser.feed(" wha") if isinstance(e, TextDelta)] == [" wha"]
     assert [e.text for e in parser.feed("t is") if isinstance(e, TextDelta)] == ["t is"]
 

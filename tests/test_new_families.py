@@ -37,7 +37,7 @@ def test_deepseek_v4_tool_calls_section() -> None:
     for fmts in ("auto", ["deepseek_dsml"]):
         result = check_stream(V4_CALL, formats=fmts)
         assert calls(result) == [("get_weather", {"location": "Beijing", "unit": "celsius"})]
-        assert result.text == "Let me check. "
+        assert result.text == "Let me check."
 
 
 # DeepSeek V4.1's encoder writes a space after the DSML token in every tag, and `\n\n` before the section.
@@ -88,7 +88,7 @@ def test_deepseek_v41_value_ends_at_the_next_parameter_when_its_closer_is_missin
 
 def test_deepseek_v4_cut_inside_the_section_is_truncated_and_shows_no_markup() -> None:
     result = check_stream(V4_CALL[: V4_CALL.index("celsius")])
-    assert calls(result) == [] and reasons(result) == ["truncated"] and result.text == "Let me check. "
+    assert calls(result) == [] and reasons(result) == ["truncated"] and result.text == "Let me check."
 
 
 @pytest.mark.parametrize(
@@ -155,7 +155,7 @@ def test_minimax_m3_nested_objects_item_arrays_and_repeated_keys_typed_by_the_sc
             },
         )
     ]
-    assert result.text == "I will create it.\n"
+    assert result.text == "I will create it."
 
 
 def test_minimax_m3_without_a_schema_leaves_leaves_as_text() -> None:

@@ -111,7 +111,7 @@ def test_a_schema_violation_is_retried_and_only_the_corrected_call_is_streamed(
     with _proxy(up_port) as srv:
         chunks = _stream(srv.port, "fixed")
     content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
-    assert content == "Let me check. "  # no note, and nothing of the correction's own text
+    assert content == "Let me check."  # no note, and nothing of the correction's own text
     assert _calls(chunks) == [("get_weather", {"city": "Oslo"})]
     assert chunks[-1].choices[0].finish_reason == "tool_calls"
     assert chunks[-1].model_extra["streamparse_retries"] == 1
@@ -160,7 +160,7 @@ def test_a_non_streaming_reply_gets_the_corrected_call_and_a_retry_count_header(
         )
     assert resp.status_code == 200 and resp.headers["x-streamparse-retries"] == "1"
     message = resp.json()["choices"][0]["message"]
-    assert message["content"] == "Let me check. "
+    assert message["content"] == "Let me check."
     assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in message["tool_calls"]] == [
         ("get_weather", {"city": "Oslo"})
     ]

@@ -12,7 +12,7 @@ import re
 from ..core.engine import Engine, State
 from ..core.json_reader import JsonReader
 from ..rejections import Reason
-from ..states.json_body import CallExtractor
+from ..states.call_fields import CallExtractor
 from .shape import INVALID, load_json
 
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}|.|\Z)", re.S)

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 
 from ..core.json_reader import STRING, JsonReader
-from ..states.json_body import ARGS_KEYS, NAME_KEYS
+from ..states.call_fields import ARGS_KEYS, NAME_KEYS
 
 NEUTRAL_KEYS = frozenset({"type", "id"})
 ENVELOPE_KEYS = frozenset({"toolCalls", "needsMoreWork"})

@@ -92,6 +92,7 @@ class ChatRewriter:
         self.done = False  # nothing more may be sent (after [DONE] or an error)
         self._ws = ""  # whitespace-only text held until we know whether a call follows
         self._segment_text = False  # non-whitespace text went out since the last call event
+        self._text_sent = False  # visible text went out: a note then brings its own separator
         # ``on_reject="retry"``: a rejected call waiting for the upstream to be asked again (the caller
         # sees ``retry`` set, stops feeding and calls ``restart`` or ``give_up``); after a restart only
         # calls are sent (the correction's text and reasoning would repeat or contradict the reply's).
@@ -130,7 +131,7 @@ class ChatRewriter:
                     continue
                 if self._ws:
                     ev, self._ws = TextDelta(self._ws + ev.text), ""
-                self._segment_text = True
+                self._segment_text = self._text_sent = True
                 out += writer.write(ev)
             elif isinstance(ev, ToolCallRejected | ToolCallStart | ToolCallEnd):
                 # Whitespace is dropped only when all the text since the last call is whitespace, so the
@@ -170,7 +171,9 @@ class ChatRewriter:
             return []
         detail = ev.detail if len(ev.detail) <= _NOTE_DETAIL else ev.detail[:_NOTE_DETAIL] + "..."
         what = f" {ev.name!r}" if ev.name else ""
-        chunk = writer.chunk({"content": f"[tool call{what} rejected ({ev.reason}): {detail}]"})
+        # The parser drops the separator before a call's markup (exact output): the note brings its own.
+        lead = " " if self._text_sent else ""
+        chunk = writer.chunk({"content": f"{lead}[tool call{what} rejected ({ev.reason}): {detail}]"})
         chunk["streamparse_rejection"] = {"name": ev.name, "reason": ev.reason, "detail": ev.detail}
         return [chunk]
 
@@ -205,7 +208,7 @@ class ChatRewriter:
             if text.strip():
                 if self._ws:
                     text, self._ws = self._ws + text, ""
-                self._segment_text = True
+                self._segment_text = self._text_sent = True
                 return self.writer.delta_sse("content", text)
         try:
             chunks = self._chunks(events, payload)

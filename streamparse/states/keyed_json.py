@@ -11,7 +11,8 @@ from typing import Any
 
 from ..core.engine import Engine
 from ..rejections import Reason
-from .json_body import CallExtractor, JsonCallState
+from .call_fields import CallExtractor
+from .json_body import JsonCallState
 
 
 class KeyedExtractor(CallExtractor):

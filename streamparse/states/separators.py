@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..core.output import SEP_WS
 from ..core.lookahead import LOOKAHEAD
+from ..core.output import SEP_WS
 
 SeparatorsOption = Literal["drop", "keep"]
 SEPARATORS: tuple[SeparatorsOption, ...] = ("drop", "keep")

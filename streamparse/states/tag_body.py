@@ -302,7 +302,7 @@ class TagCallState(State):
         if tok == syn.param_open:  # lenient: a missing closer; the template starts parameters on a new line
             return s == 0 or buf[s - 1] == "\n"
         if tok == self.close:
-            nexts: tuple[str, ...] = (syn.param_open, syn.call_close, *syn.markup)
+            nexts: tuple[str, ...] = (syn.param_open, syn.call_close, *syn.outer_close, *syn.markup)
         elif syn.call_next:
             nexts = syn.call_next
         else:
