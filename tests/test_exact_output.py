@@ -160,7 +160,9 @@ def test_typed_values_read_through_the_whitespace_around_them(fmt: str) -> None:
 
 PIECES = ["a", "b c", " ", "\n", "</parameter>", "</function>", "<function=x>", "</tool_call>", "<tool_call>"]
 _QWEN_AMBIGUOUS = re.compile(
-    r"(?:^|\n)<parameter=|</parameter>\s*(?:<parameter=|</function>)|</function>\s*(?:</tool_call>|<tool_call>|<function=)"
+    # (`</parameter></tool_call>` too: a call whose `</function>` the model left out ends there, issue 22)
+    r"(?:^|\n)<parameter=|</parameter>\s*(?:<parameter=|</function>|</tool_call>)"
+    r"|</function>\s*(?:</tool_call>|<tool_call>|<function=)"
 )
 
 
