@@ -64,6 +64,7 @@ class StreamparseDetector(BaseFormatDetector):
             "tools": tool_specs(tools),
             "calls_in_reasoning": "promote",
             "non_object_args": "pass",
+            "separators": "keep",  # the engine's contract: content as its own detectors hand it on
         }
         if names == "auto" and os.environ.get(TEMPLATE_ENV):  # the served template (see main): zero-config
             return StreamParser.for_model("", **template_options(), **options)

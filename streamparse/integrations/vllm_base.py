@@ -71,7 +71,14 @@ def make_parser(
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
-    options: dict[str, Any] = {"calls_in_reasoning": calls_in_reasoning, "tools": tools, "non_object_args": "pass"}
+    # Content keeps the separator whitespace the engine's own parsers hand on (the engine's contract,
+    # which its tests pin); streamparse's own default drops it (exact output, docs/FORMATS.md).
+    options: dict[str, Any] = {
+        "calls_in_reasoning": calls_in_reasoning,
+        "tools": tools,
+        "non_object_args": "pass",
+        "separators": "keep",
+    }
     if special_tokens:
         options["special_tokens"] = special_tokens
     if start_in_reasoning is not None:
