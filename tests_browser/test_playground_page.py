@@ -231,7 +231,7 @@ def test_the_share_link_holds_the_whole_state_and_restores_it(driver: Any, base_
         "formats": ["hermes"],
     }
     assert [(c["name"], c["status"]) for c in page["calls"]] == [("get_weather", "accepted")]
-    assert page["text"] == "Let me see.\n"
+    assert page["text"] == "Let me see."  # the newline before the call is the template's separator
     print("screenshot:", screenshot("restored"))
 
 
@@ -239,7 +239,7 @@ def test_sse_capture_shows_the_openai_chunks_the_proxy_would_send(driver: Any, b
     open_page(driver, base_url)
     driver.find_element(By.CSS_SELECTOR, "[data-example='sse-capture']").click()
     page = replayed(driver)
-    assert page["text"] == "I'll look that up.\n"
+    assert page["text"] == "I'll look that up."
     driver.find_element(By.CSS_SELECTOR, "[data-tab='openai']").click()
     rows = driver.execute_script("return [...document.querySelectorAll('#openai .ev .p')].map((r) => r.textContent)")
     assert rows[0] == '{"role":"assistant","content":""}'
@@ -265,7 +265,9 @@ def test_a_replay_streams_into_the_page_live_and_stop_ends_it(driver: Any, base_
 
     wait_for(driver, call_forming)  # the first call's arguments are growing on screen
     page = driver.execute_script(READ_PAGE)
-    assert result.text.startswith(page["text"]) and page["text"] != result.text  # a prefix of the final text
+    # The text so far is the final text's beginning (here all of it: the recording's prose comes before its
+    # calls, and the separator before the first call is not text); the replay is still running.
+    assert page["text"] and result.text.startswith(page["text"])
     forming = next(c for c in page["calls"] if c["status"] == "streaming")
     assert forming["name"] == "write_file"
     assert result.tool_calls[0].arguments_json.startswith(forming["arguments_json"])
@@ -273,7 +275,9 @@ def test_a_replay_streams_into_the_page_live_and_stop_ends_it(driver: Any, base_
     driver.find_element(By.ID, "stop").click()
     wait_for(driver, lambda: driver.execute_script("return document.body.dataset.state") == "stopped")
     stopped = driver.execute_script(READ_PAGE)
-    assert len(stopped["text"]) < len(result.text) and stopped["error"] == ""
+    # Stopped before the end: fewer calls completed than the whole output has.
+    done = [c for c in stopped["calls"] if c["status"] == "accepted"]
+    assert len(done) < len(result.tool_calls) and stopped["error"] == ""
 
 
 def test_the_page_loads_nothing_from_other_origins(driver: Any, base_url: str) -> None:

@@ -10,7 +10,8 @@
 
   readForm = function () {
     const form = baseRead();
-    form.chat_template = field().value;
+    // Only when given: share links without a template stay as they were (and as short).
+    if (field().value.trim()) form.chat_template = field().value;
     return form;
   };
 
