@@ -47,22 +47,17 @@ class TextOutput:
             self.text(text)
 
     def text(self, text: str) -> None:
+        if text:
+            self.events += self.release_text(text)
+
+    def release_text(self, text: str) -> list[Event]:
+        """Visible text as events, through the separator policy (exact output): the fast paths return them,
+        the states' ``text`` appends them."""
         sep = self.sep
         if sep is not None and text:
             text = sep.text(text)
-        if text:
-            if not self.seen_output and not text.isspace():
-                self.seen_output = True
-            self.released += len(text)
-            self.events.append(text_delta(text))
-
-    def release_text(self, text: str) -> list[Event]:
-        """Visible text taken whole by a fast path, through the separator policy (exact output)."""
-        sep = self.sep
-        if sep is not None:
-            text = sep.text(text)
-            if not text:
-                return []
+        if not text:
+            return []
         if not self.seen_output and not text.isspace():
             self.seen_output = True
         self.released += len(text)
