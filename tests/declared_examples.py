@@ -152,6 +152,23 @@ EXAMPLES: dict[str, Example] = {
         CALL,
     ),
     # DSML's string="true|false" typing.
+    # The name runs straight into the arguments' opener (GLM-4.5's <tool_call>NAME<arg_key>), or to the
+    # closer of a call without arguments; values written as Python's str() of them.
+    "name_at_arguments": Example(
+        Declaration(
+            "x_glued",
+            Call(
+                "<act>",
+                "</act>",
+                HeaderName(""),
+                TaggedArgs(
+                    "<k>", "</k>", "</v>", value_open="<v>", values=Values(others="python", whitespace="verbatim")
+                ),
+            ),
+        ),
+        "Sure. <act>get_weather<k>city</k><v>Paris</v><k>days</k><v>3</v></act><act>now</act> Done.",
+        [*CALL, ("now", {})],
+    ),
     "string_attribute": Example(
         Declaration(
             "x_stringattr",

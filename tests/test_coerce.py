@@ -138,6 +138,14 @@ def test_null_only_becomes_none_when_the_type_allows_null() -> None:
     assert coerce_text_value("null", {"type": ["object", "null"]}) is None
 
 
+def test_python_none_is_null_only_for_formats_that_write_python_reprs() -> None:
+    nullable = {"type": ["string", "null"]}
+    assert coerce_text_value("None", nullable) == "None"  # a JSON-writing format: the text is the string
+    assert coerce_text_value("None", nullable, python=True) is None
+    assert coerce_text_value("None", {"type": "string"}, python=True) == "None"  # null not allowed
+    assert coerce_text_value("True", {"type": "boolean"}, python=True) is True
+
+
 @pytest.mark.parametrize(
     "schema",
     [

@@ -152,6 +152,14 @@ def test_the_parts_validate_when_built_directly() -> None:
         Section("<s>", "<s>")
     with pytest.raises(ValueError, match="applies to an attribute value only"):
         HeaderName(">", escapes="xml")
+    # A name without its own end needs something else to end it: the arguments' opener and the call's closer.
+    with pytest.raises(ValueError, match=r"name\.end: empty only when the arguments have an opener"):
+        Call("<c>", "</c>", HeaderName(""), JsonArgs())
+    with pytest.raises(ValueError, match="a call with tagged arguments needs a closer"):
+        Call("<c>", None, HeaderName(""), TaggedArgs("<k>", "</k>", "</v>"))
+    with pytest.raises(ValueError, match="an attribute header needs an end marker|must be a non-blank string"):
+        Call("<c", "</c>", HeaderName("", attribute="name"), TaggedArgs("<k>", "</k>", "</v>"))
+    assert Call("<c>", "</c>", HeaderName(""), JsonArgs("<a>", "</a>")).name == HeaderName("")
 
 
 def test_declare_takes_a_declaration_its_dict_or_the_keyword_form() -> None:

@@ -10,7 +10,7 @@ import pytest
 from invariants import calls, check_stream
 
 from streamparse import StreamParser, formats
-from streamparse.derive import derive
+from streamparse.derive import DeriveError, derive
 from streamparse.formats import HeaderName, JsonName, TaggedArgs
 
 INVENTED = Path(__file__).parent / "data" / "invented"
@@ -25,6 +25,11 @@ TOOLS = [
     _tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
     _tool("get_time", {"timezone": {"type": "string"}}),
     _tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}}),
+    _tool(
+        "set_flags",
+        {"on": {"type": "boolean"}, "note": {"type": ["string", "null"]}, "tags": {"type": "array"}},
+    ),
+    _tool("label", {'a&"b': {"type": "string"}, "<k>": {"type": "string"}}),
 ]
 
 CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str, str]] = {
@@ -71,6 +76,19 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str, str]] = {
         "Sure.",
         "Plan the calls.",
     ),
+    "name_then_pairs": (
+        "Setting them.<act>set_flags<p>on</p><v>True</v><p>note</p><v>None</v><p>tags</p><v>['a', 'b']</v></act>"
+        "<act>get_time</act>",
+        [("set_flags", {"on": True, "note": None, "tags": ["a", "b"]}), ("get_time", {})],
+        "Setting them.",
+        "",
+    ),
+    "escaped_attributes": (
+        'Labelling.<op fn="label"><in k="a&amp;&quot;b">x &amp; y</in><in k="&lt;k&gt;">1 < 2</in></op>',
+        [("label", {'a&"b': "x &amp; y", "<k>": "1 < 2"})],
+        "Labelling.",
+        "",
+    ),
 }
 
 
@@ -112,6 +130,31 @@ def test_each_invented_structure_is_read_as_its_own_kind_of_declaration() -> Non
     framed = decl["special_tokens"]
     assert framed.section is not None and framed.section.separators == ("CALL_NEXT",)
     assert framed.reasoning[0].open == "◁think▷" and framed.reasoning[0].primed
+    glued = decl["name_then_pairs"].call
+    assert isinstance(glued.name, HeaderName) and glued.name.end == ""  # the name ends at the first <p>
+    assert isinstance(glued.arguments, TaggedArgs) and glued.arguments.values.others == "python"
+    escaped = decl["escaped_attributes"].call
+    assert isinstance(escaped.name, HeaderName) and escaped.name.escapes == "xml"
+    assert isinstance(escaped.arguments, TaggedArgs) and escaped.arguments.attribute_escapes == "xml"
+
+
+def test_a_template_that_writes_attributes_as_they_are_is_not_unescaped() -> None:
+    plain = _template("escaped_attributes").replace("attr(c.function.name)", "c.function.name")
+    decl = derive(plain.replace("attr(k)", "k")).declaration
+    assert isinstance(decl.call.name, HeaderName) and decl.call.name.escapes == "none"
+    assert isinstance(decl.call.arguments, TaggedArgs) and decl.call.arguments.attribute_escapes == "none"
+
+
+def test_a_template_that_entity_escapes_values_is_refused_not_misread() -> None:
+    escaping = _template("escaped_attributes").replace("{{ v if v is string else v | tojson }}", "{{ attr(v) }}")
+    with pytest.raises(DeriveError, match="values: the template XML-escapes argument values"):
+        derive(escaping)
+
+
+def test_python_reprs_are_typed_without_a_warning() -> None:
+    derivation = derive(_template("name_then_pairs"))
+    assert derivation.warnings == ()
+    assert all(c.ok for c in derivation.checks)
 
 
 def test_the_tokenizers_special_tokens_put_every_boundary_between_whole_tokens() -> None:

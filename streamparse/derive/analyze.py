@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..formats import Declaration, Reasoning, Wrapper
 from .calls import DeriveError, analyse_calls
+from .escapes import derive_escapes
 from .probes import CONTENT, PROBES, REASONING, Probes
 from .text import Markers, common_prefix, common_suffix, strip_ws
 from .verify import cut_turn
@@ -206,6 +207,7 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
             region = strip_ws(region)[len(content.close) :]
         regions[key] = strip_ws(region)
     shape = analyse_calls(regions, markers)
+    shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
     control = _control_tokens(strip_ws(end), markers)
     if shape.trailing:  # an end-of-turn token only call turns write
         control = tuple(dict.fromkeys((*control, *_control_tokens(shape.trailing, markers))))

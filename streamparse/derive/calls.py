@@ -283,7 +283,7 @@ def _values(typed: str, key_end: str, close: str, whitespace: str) -> Values:
     written = {k: _value_text(typed, k, key_end, close) for k in TYPED}
     s = written["zqt_s"]
     strings = "json" if s is not None and strip_ws(s) == '"ZQV_S"' else "raw"
-    others = "json"
+    kinds = set()
     for key, value in TYPED.items():
         text = written[key]
         if key == "zqt_s" or text is None:
@@ -292,8 +292,9 @@ def _values(typed: str, key_end: str, close: str, whitespace: str) -> Values:
             ok = json.loads(strip_ws(text)) == value
         except ValueError:
             ok = False
-        if not ok:
-            others = "raw"  # e.g. Python's True/None: read back by the tool's schema (the text-value rule)
+        # Python's str() of the value (``{{ value }}`` of True, None, a list): read back as a Python literal.
+        kinds.add("json" if ok else "python" if strip_ws(text) == str(value) else "raw")
+    others = "raw" if "raw" in kinds else "python" if "python" in kinds else "json"
     return Values(strings=strings, others=others, whitespace=whitespace)  # type: ignore[arg-type]
 
 
@@ -443,8 +444,11 @@ def _assemble(
         attrs = _ATTRS.match(end_text)
         end_text = attrs.group("rest") if attrs else end_text
     end = strip_ws(end_text) or ("\n" if "\n" in end_text else "")
-    if not end:
+    opened = isinstance(args, TaggedArgs) or bool(args.open)
+    if not end and not (opened and c_close and attribute is None and (ident is None or ident.position != "after_name")):
         raise DeriveError(f"call name: nothing ends the name (the text after it is {header_end!r})")
+    if not end:
+        notes.append("the call name ends where its arguments open (or at the closer of a call without any)")
     if not open_:
         raise DeriveError("calls: no marker before the call name")
     if section is None:

@@ -34,6 +34,8 @@ __all__ = [
     "run_probes",
     "THINKING_ON",
     "THINKING_OFF",
+    "ESCAPED",
+    "ESC",
 ]
 
 USER = "ZQ_USER_ASKS"
@@ -51,6 +53,7 @@ TYPED: dict[str, Any] = {
     "zqt_a": ["ZQV_A", "ZQV_B"],
     "zqt_o": {"zqt_k": "ZQV_O"},
 }
+ESC = '&<>"'
 THINKING_ON: dict[str, Any] = {"enable_thinking": True, "thinking": True}
 THINKING_OFF: dict[str, Any] = {"enable_thinking": False, "thinking": False}
 
@@ -117,6 +120,10 @@ PROBES: tuple[Probe, ...] = (
 )
 
 
+ESCAPED = Probe("escaped", calls=(("zqn_e" + ESC, {"zqk_e" + ESC: "ZQV_E" + ESC}),))
+"""Analysed only (how a name, key or value with ``& < > "`` is written), not read back: no tool has it."""
+
+
 class ProbeError(Exception):
     """The template cannot render the probes (it raises, or renders no tool calls)."""
 
@@ -135,6 +142,8 @@ class Probes:
     with_ids: bool = False
     flat_tools: bool = False
     """The template reads tools without OpenAI's ``{"type": "function", "function": ...}`` envelope."""
+    escaped: str | None = None
+    """The :data:`ESCAPED` probe's turn (None when the template refuses it)."""
 
 
 def _call(name: str, args: dict[str, Any], index: int, as_string: bool, with_id: bool) -> dict[str, Any]:
@@ -233,6 +242,12 @@ def run_probes(
             raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             out.failed[probe.id] = str(exc)
+    try:
+        out.escaped = generated(ESCAPED, out.args_as_string, out.with_ids)
+    except BoundError as exc:
+        raise ProbeError(str(exc)) from exc
+    except RenderError:
+        out.escaped = None
     n_on = common_prefix(out.prompt_on, out.prompt_on + out.gen.get("text", ""), markers)
     out.tail_on = out.prompt_on[n_on:]
     # The thinking-off prompt against the thinking-on one: what switching thinking off adds to the prompt.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
+from typing import Literal, TypeAlias
 
 from ..core.engine import Engine, Handler, State
 from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
@@ -23,6 +24,8 @@ from ..states.text import drop
 from .base import FormatSpec, Wiring
 from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
 from .openers import Decision, _first, block_table, cut_off, json_call
+
+Match: TypeAlias = re.Match[str] | None | Literal[False]
 
 __all__ = ["compile_declaration", "describe_markup", "header_pattern", "attribute_pattern"]
 
@@ -37,7 +40,7 @@ def header_pattern(name: HeaderName, id_end: str | None = None) -> re.Pattern[st
     head = ""
     if id_end is not None:
         head = r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(id_end)  # an empty id: none written
-    blank = r"[ \t]*" if name.end != "\n" else r"[ \t]*"
+    blank = r"[ \t]*"
     return re.compile(
         head
         + blank
@@ -46,7 +49,7 @@ def header_pattern(name: HeaderName, id_end: str | None = None) -> re.Pattern[st
         + _NAME_CHARS
         + r"?)"
         + (r"(?:" + name.suffix_pattern + r")" if name.suffix_pattern else "")
-        + blank
+        + (blank if name.end else r"\s*")  # empty end: blanks before the arguments' opener are no name
         + re.escape(name.end),
         re.S,
     )
@@ -101,6 +104,7 @@ def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
         verbatim=args.values.whitespace == "verbatim",
         key_escapes=args.attribute_escapes == "xml",
         json_values=args.values.strings == "json",
+        python_values=args.values.others == "python",
     )
 
 
@@ -118,10 +122,12 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     json_block = args.json_block if isinstance(args, TaggedArgs) else None
     block_open = (json_block.open,) if json_block is not None else ()
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
+    # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
+    ends = (args.open, call.close or "") if not name.end else ()
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
-        m = read_header(buf, e, name.end, header, final)
+        m = read_header(buf, e, name.end, header, final) if not ends else _read_to_any(buf, e, ends, header, final)
         if not m:
             if m is False and final and _header_prefix(buf, e, name.attribute is not None):
                 return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
@@ -191,6 +197,15 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         return True
 
     return handler
+
+
+def _read_to_any(buf: str, i: int, ends: tuple[str, ...], pattern: re.Pattern[str], final: bool) -> Match:
+    """:func:`read_header` for a header that ends before the earliest of ``ends`` (not part of it)."""
+    found = [k for t in ends if t and (k := buf.find(t, i, i + LOOKAHEAD + len(t))) >= 0]
+    if not found:
+        return None if len(buf) < i + LOOKAHEAD and not final else False
+    m = pattern.fullmatch(buf, i, min(found))
+    return m if m is not None else False
 
 
 def _header_prefix(buf: str, e: int, attributes: bool) -> bool:

@@ -64,11 +64,11 @@ class Values(Part):
     """How the template writes an argument value, and so how it is read back (the inverse).
 
     ``strings``: ``"raw"`` (the text itself) or ``"json"`` (quoted, ``tojson``); ``others`` (numbers,
-    booleans, null, arrays, objects): ``"json"`` or ``"raw"`` (the template's ``{{ value }}``); raw values
-    are typed by the tool's schema (text-value rule) and by the type/string attribute when declared.
-    ``whitespace``: what surrounds the value and is not part of it: ``"verbatim"`` (nothing),
-    ``"one_newline"`` (one newline per side, as Qwen3-Coder writes ``>\\nVALUE\\n<``), ``"strip"`` (all
-    surrounding whitespace, for models that indent values).
+    booleans, null, arrays, objects): ``"json"``, ``"raw"``, or ``"python"`` (the template's ``{{ value }}``
+    of a Python value: ``True``, ``None``, ``['a']``); raw values are typed by the tool's schema (text-value
+    rule; ``"python"`` also reads ``None`` as null) and by the type/string attribute when declared.
+    ``whitespace``, around the value and not part of it: ``"verbatim"`` (nothing), ``"one_newline"`` (one
+    newline per side: Qwen3-Coder's ``>\\nVALUE\\n<``), ``"strip"`` (all of it, for models that indent values).
     """
 
     strings: Strings = "raw"
@@ -124,7 +124,8 @@ class HeaderName(Part):
     with ``suffix_pattern=":\\d+"``). ``attribute``: the header is XML-style attributes and the name is the
     value of this one (``<invoke name="NAME">``, ``<|open|>call tool="NAME" index="1"<|sep|>``); other
     attributes are allowed and ignored. ``escapes="xml"``: the attribute value is XML-escaped (``&quot;``).
-    ``end`` may be a newline (``<tool_call>NAME\\n``).
+    ``end`` may be a newline (``<tool_call>NAME\\n``), or empty: the name ends where the arguments' opener
+    begins, or at the call's closer when there are none (GLM-4.5's ``<tool_call>NAME<arg_key>``).
     """
 
     end: str
@@ -136,7 +137,8 @@ class HeaderName(Part):
     kind: ClassVar[str] = "header"
 
     def check(self, path: str) -> None:
-        check_end(path + "end", self.end)
+        if self.end or self.attribute is not None:  # empty: checked with the call (Call.check)
+            check_end(path + "end", self.end)
         check_text(path + "prefix", self.prefix)
         check_text(path + "suffix_pattern", self.suffix_pattern)
         if self.suffix_pattern:
@@ -290,6 +292,10 @@ class Call(Part):
                 raise fail(path + "id.end", "must differ from name.end (it ends the id, not the name)")
         if not self.open and not isinstance(self.name, JsonName):
             raise fail(path + "open", "only JSON calls inside a section may have no opener")
+        if isinstance(self.name, HeaderName) and not self.name.end:
+            opened = isinstance(self.arguments, TaggedArgs) or self.arguments.open
+            if not opened or self.close is None or (self.id is not None and self.id.position == "after_name"):
+                raise fail(path + "name.end", "empty only when the arguments have an opener and the call a closer")
 
 
 @dataclass(frozen=True)
@@ -431,10 +437,7 @@ class Declaration(Part):
                 out.append((f"reasoning[{i}].open", r.open))
             out.append((f"reasoning[{i}].close", r.close))
         if self.content is not None:
-            for label in ("open", "close"):
-                m = getattr(self.content, label)
-                if m is not None:
-                    out.append((f"content.{label}", m))
+            out.extend((f"content.{k}", m) for k in ("open", "close") if (m := getattr(self.content, k)) is not None)
         out.extend((f"control_tokens[{i}]", t) for i, t in enumerate(self.control_tokens))
         return out
 

@@ -9,7 +9,8 @@ the string "15". The rules (the text-value rule, docs/FORMATS.md):
 - number: an int if integral, else a float.
 - boolean: ``true``/``false`` in any case.
 - object/array: JSON, then a Python literal (``{'a': True}``), converted to plain JSON values.
-- a type that includes ``null``: the text ``null`` is None (whatever the order of the types).
+- a type that includes ``null``: the text ``null`` is None (whatever the order of the types); so is
+  ``None`` when the format writes Python reprs (``python=True``: a template's ``{{ value }}``).
 - a type list / ``anyOf`` / ``oneOf``: the first type the text can be coerced to ("fits" means by type
   only; constraints such as ``pattern`` or ``minimum`` are the validator's business).
 - no schema or no type information: keep the string. A failed coercion keeps the string too, and
@@ -218,14 +219,14 @@ def _coerce_to(kind: str, raw: str, text: str) -> Any:
     return _FAILED
 
 
-def coerce_text_value(raw: str, schema: dict[str, Any] | None) -> Any:
+def coerce_text_value(raw: str, schema: dict[str, Any] | None, python: bool = False) -> Any:
     """The value of a text-valued argument under text-value rule (see the module docstring). Never raises."""
     try:
         types = schema_types(schema)
         if not types:
             return raw
         text = raw.strip()
-        if "null" in types and text == "null":
+        if "null" in types and (text == "null" or (python and text == "None")):
             return None
         for kind in types:
             value = _coerce_to(kind, raw, text)

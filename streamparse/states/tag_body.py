@@ -46,6 +46,7 @@ class TagSyntax:
     verbatim: bool = False  # values keep every character between the markers (no newline is dropped)
     key_escapes: bool = False  # keys (attribute values) are XML-escaped: ``&quot;`` -> ``"``
     json_values: bool = False  # every value is written as JSON (strings quoted): read as JSON
+    python_values: bool = False  # non-string values are Python reprs (``None``, ``True``, ``['a']``)
     outer_close: tuple[str, ...] = ()
     """Closers of the enclosing block that also end the call between parameters (``</parameter></tool_call>``:
     the model left ``</function>`` out) and are left for the block; inside a value they are value text."""
@@ -95,7 +96,7 @@ class ValueWriter:
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
-        "verbatim",
+        "verbatim", "python",
     )  # fmt: skip
 
     def __init__(
@@ -107,8 +108,10 @@ class ValueWriter:
         trim: bool = False,
         escaped: bool = False,
         verbatim: bool = False,
+        python: bool = False,
     ) -> None:
         self.eng = eng
+        self.python = python  # raw values are Python reprs: ``None`` is null too
         self.trim = trim
         self.held_ws = ""
         self.escaped = escaped  # the whole call was JSON-escaped once (GLM-4.6): values are unescaped
@@ -178,9 +181,9 @@ class ValueWriter:
             try:
                 value = json.loads(raw)
             except ValueError:
-                value = coerce_text_value(raw, self.schema)
+                value = coerce_text_value(raw, self.schema, self.python)
         else:
-            value = coerce_text_value(raw, self.schema)
+            value = coerce_text_value(raw, self.schema, self.python)
         self.eng.args(json.dumps(value, ensure_ascii=False))
 
 
@@ -286,7 +289,9 @@ class TagCallState(State):
         if "type" in m.re.groupindex and m.group("type") is not None:
             raw_json = m.group("type") != "string"  # a declared type attribute: string is raw text, else JSON
         self.close = syn.param_close or f"</{key}>"
-        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim)
+        self.value = ValueWriter(
+            eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim, syn.python_values
+        )
         self.nparams += 1
         eng.pos = m.end()
         return True
