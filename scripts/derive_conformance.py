@@ -52,7 +52,25 @@ LLAMA_CPP: dict[str, str] = {
 RATES_BEGIN, RATES_END = "<!-- rates:begin -->", "<!-- rates:end -->"
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real" / "templates.json"
 USER = [{"role": "user", "content": "Please help me with this task."}]
-VARIABLES = {"tools": TOOLS, "bos_token": "<s>", "eos_token": "</s>", "enable_thinking": True, "thinking": True}
+
+
+def _open_objects(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: {}`` on each object without properties and a description on
+    each parameter: Command R+'s template reads both (``Dict[str, <type>]``) and raises without them.
+    The same values validate; only the rendered tool list (the prompt, not the turn) differs."""
+    if isinstance(schema, dict):
+        out = {k: _open_objects(v) for k, v in schema.items()}
+        if out.get("type") == "object" and "properties" not in out:
+            out.setdefault("additionalProperties", {})
+        for name, prop in out.get("properties", {}).items():  # it reads every parameter's description too
+            if isinstance(prop, dict):
+                prop.setdefault("description", name)
+        return out
+    return [_open_objects(v) for v in schema] if isinstance(schema, list) else schema
+
+
+RENDER_TOOLS = _open_objects(TOOLS)
+VARIABLES = {"tools": RENDER_TOOLS, "bos_token": "<s>", "eos_token": "</s>", "enable_thinking": True, "thinking": True}
 
 
 def sources(folder: Path) -> dict[str, dict[str, str]]:
@@ -63,13 +81,11 @@ def sources(folder: Path) -> dict[str, dict[str, str]]:
         return {row["file"]: row for row in csv.DictReader(f, delimiter="\t")}
 
 
-def turn(scenario: Scenario, as_string: bool, ids: bool) -> dict[str, Any]:
+def turn(scenario: Scenario, as_string: bool, ids: bool, flat: bool = False) -> dict[str, Any]:
     calls = []
     for i, (name, args) in enumerate(scenario.calls):
-        call: dict[str, Any] = {
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False) if as_string else args},
-        }
+        function = {"name": name, "arguments": json.dumps(args, ensure_ascii=False) if as_string else args}
+        call: dict[str, Any] = dict(function) if flat else {"type": "function", "function": function}
         if ids:
             call["id"] = f"abcDEF{i:03d}"
         calls.append(call)
@@ -116,13 +132,18 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
     renderer = Renderer(src, globals=FIXED_GLOBALS)
     markers = Markers()
     close = decl.reasoning[0].close if decl.reasoning else None
-    variables = {**VARIABLES, "tools": [t["function"] for t in TOOLS]} if derivation.flat_tools else VARIABLES
+    variables = {**derivation.template_variables, **VARIABLES}
+    if derivation.flat_tools:
+        variables["tools"] = [t["function"] for t in RENDER_TOOLS]
     prompt = renderer.render(messages=USER, add_generation_prompt=True, **variables)
     cases, results = [], []
     for scenario in SCENARIOS:
         try:
             full = renderer.render(
-                messages=[*USER, turn(scenario, derivation.arguments_as_string, derivation.call_ids)],
+                messages=[
+                    *USER,
+                    turn(scenario, derivation.arguments_as_string, derivation.call_ids, derivation.flat_calls),
+                ],
                 add_generation_prompt=False,
                 **variables,
             )

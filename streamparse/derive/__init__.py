@@ -56,6 +56,10 @@ class Derivation:
     """The template reads the tool list without OpenAI's ``function`` envelope."""
     calls_after_end: bool = False
     """Calls come as messages of their own after the end-of-turn marker (GigaChat 3)."""
+    flat_calls: bool = False
+    """The template reads a call's name and arguments without OpenAI's ``function`` envelope."""
+    template_variables: Mapping[str, Any] = field(default_factory=dict)
+    """Variables beyond transformers' the template needed to render (firefunction-v2's ``functions``)."""
 
 
 _CACHE: dict[str, Derivation] = {}
@@ -186,4 +190,6 @@ def _derive(
         probes.with_ids,
         probes.flat_tools,
         analysis.calls_after_end,
+        probes.flat_calls,
+        dict(probes.extras),
     )

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..formats import Declaration, Reasoning, Wrapper
+from ..formats.declaration_base import MAX_MARKER
 from .calls import DeriveError, analyse_calls
 from .escapes import derive_escapes
 from .probes import CONTENT, PROBES, REASONING, Probes
@@ -69,6 +70,9 @@ def _end_of_turn(bodies: list[str], markers: Markers) -> str:
         framed = r"(?:" + markers.pattern.pattern + r")[a-z][a-z_]*\Z"  # ``<|close|>response`` + ``<|sep|>``
         if all(re.search(framed, b[: len(b) - len(end)]) for b in bodies):
             end = end[len(lead) :]
+        if len(end) > MAX_MARKER:  # prose the template appends after every turn (Command R+): its markers end it
+            run = re.match(r"(?:\s*(?:" + markers.pattern.pattern + r"))+", end)
+            end = run.group().strip() if run else ""
         return end
     trimmed = end.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
     return trimmed if len(strip_ws(trimmed)) >= 2 and not trimmed[0].isalnum() else ""

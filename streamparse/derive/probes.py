@@ -83,7 +83,8 @@ TOOLS: list[dict[str, Any]] = [
             "zqt_b": {"type": "boolean", "description": "a flag"},
             "zqt_n": {"description": "nothing"},  # no "type": Hermes recurses on "null"
             "zqt_a": {"type": "array", "items": {"type": "string"}, "description": "a list"},
-            "zqt_o": {"type": "object", "description": "an object"},
+            # additionalProperties: Command R+ turns every object schema into Dict[str, <its type>]
+            "zqt_o": {"type": "object", "description": "an object", "additionalProperties": {"type": "string"}},
         },
     ),
 ]
@@ -142,24 +143,26 @@ class Probes:
     with_ids: bool = False
     flat_tools: bool = False
     """The template reads tools without OpenAI's ``{"type": "function", "function": ...}`` envelope."""
+    flat_calls: bool = False
+    """The template reads a call's ``name`` and ``arguments`` without the ``function`` envelope (Command R+)."""
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Other variables the template reads (:data:`CONVENTIONAL`), when it renders only with them."""
     escaped: str | None = None
     """The :data:`ESCAPED` probe's turn (None when the template refuses it)."""
 
 
-def _call(name: str, args: dict[str, Any], index: int, as_string: bool, with_id: bool) -> dict[str, Any]:
-    call: dict[str, Any] = {
-        "type": "function",
-        "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False) if as_string else args},
-    }
+def _call(name: str, args: dict[str, Any], index: int, as_string: bool, with_id: bool, flat: bool) -> dict[str, Any]:
+    function = {"name": name, "arguments": json.dumps(args, ensure_ascii=False) if as_string else args}
+    call: dict[str, Any] = dict(function) if flat else {"type": "function", "function": function}
     if with_id:
         call["id"] = f"zqid{index:05d}"
     return call
 
 
-def _turn(probe: Probe, as_string: bool, with_id: bool) -> dict[str, Any]:
+def _turn(probe: Probe, as_string: bool, with_id: bool, flat: bool) -> dict[str, Any]:
     turn: dict[str, Any] = {"role": "assistant", "content": probe.content}
     if probe.calls:
-        turn["tool_calls"] = [_call(n, a, i + 1, as_string, with_id) for i, (n, a) in enumerate(probe.calls)]
+        turn["tool_calls"] = [_call(n, a, i + 1, as_string, with_id, flat) for i, (n, a) in enumerate(probe.calls)]
     if probe.reasoning:
         for key in ("reasoning_content", "reasoning", "thinking"):
             turn[key] = probe.reasoning
@@ -168,10 +171,16 @@ def _turn(probe: Probe, as_string: bool, with_id: bool) -> dict[str, Any]:
 
 FLAT_TOOLS: list[dict[str, Any]] = [t["function"] for t in TOOLS]
 """The tool list without OpenAI's ``{"type": "function", "function": ...}`` envelope (Apertus reads it so)."""
+CONVENTIONAL: dict[str, Any] = {"functions": json.dumps(FLAT_TOOLS, indent=2), "datetime": "01 Jan 2026"}
+"""Variables some templates read beyond transformers' (firefunction-v2: the tools as JSON text and today's
+date, as llama.cpp passes them); offered only to a template that does not render without them."""
 
 
-def _variables(kwargs: dict[str, Any], special: dict[str, str], tools: list[dict[str, Any]]) -> dict[str, Any]:
+def _variables(
+    kwargs: dict[str, Any], special: dict[str, str], tools: list[dict[str, Any]], extras: dict[str, Any]
+) -> dict[str, Any]:
     return {
+        **extras,
         "tools": tools,
         "bos_token": special.get("bos_token", ""),
         "eos_token": special.get("eos_token", ""),
@@ -194,42 +203,46 @@ def run_probes(
     user = [{"role": "user", "content": USER}]
     out = Probes()
     failure = ""
-    for tools in (TOOLS, FLAT_TOOLS):
+    for tools, extras in ((TOOLS, {}), (FLAT_TOOLS, {}), (TOOLS, CONVENTIONAL)):
         try:
-            out.prompt_on = renderer.render(messages=user, add_generation_prompt=True, **_variables(on, special, tools))
+            out.prompt_on = renderer.render(
+                messages=user, add_generation_prompt=True, **_variables(on, special, tools, extras)
+            )
             out.prompt_off = renderer.render(
-                messages=user, add_generation_prompt=True, **_variables(off, special, tools)
+                messages=user, add_generation_prompt=True, **_variables(off, special, tools, extras)
             )
         except BoundError as exc:
             raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             failure = failure or str(exc)
             continue
-        out.flat_tools = tools is FLAT_TOOLS
+        out.flat_tools, out.extras = tools is FLAT_TOOLS, extras
         break
     else:
         raise ProbeError(f"the template cannot render a generation prompt: {failure}")
 
-    def generated(probe: Probe, as_string: bool, with_id: bool) -> str:
+    def generated(probe: Probe, as_string: bool, with_id: bool, flat: bool) -> str:
         full = renderer.render(
-            messages=[*user, _turn(probe, as_string, with_id)],
+            messages=[*user, _turn(probe, as_string, with_id, flat)],
             add_generation_prompt=False,
-            **_variables(on, special, tools),
+            **_variables(on, special, tools, extras),
         )
         n = common_prefix(out.prompt_on, full, markers)
         return full[n:]
 
     errors: list[str] = []
-    for as_string, with_id in ((False, False), (False, True), (True, False), (True, True)):
+    # OpenAI's call shape first; a call without the ``function`` envelope last (Command R+ reads that).
+    shapes = [(s, i, False) for s in (False, True) for i in (False, True)] + [(False, False, True), (False, True, True)]
+    for as_string, with_id, flat in shapes:
         try:
-            first = generated(PROBES[2], as_string, with_id)
+            first = generated(PROBES[2], as_string, with_id, flat)
         except BoundError as exc:
             raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             errors.append(str(exc))
             continue
         if _renders_call(first):
-            out.args_as_string, out.with_ids = as_string, with_id
+            out.args_as_string, out.with_ids, out.flat_calls = as_string, with_id, flat
             break
         errors.append("the rendered turn shows no call")
     else:
@@ -237,13 +250,13 @@ def run_probes(
         raise ProbeError(f"the template renders no tool calls for an assistant turn ({why})")
     for probe in PROBES:
         try:
-            out.gen[probe.id] = generated(probe, out.args_as_string, out.with_ids)
+            out.gen[probe.id] = generated(probe, out.args_as_string, out.with_ids, out.flat_calls)
         except BoundError as exc:
             raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             out.failed[probe.id] = str(exc)
     try:
-        out.escaped = generated(ESCAPED, out.args_as_string, out.with_ids)
+        out.escaped = generated(ESCAPED, out.args_as_string, out.with_ids, out.flat_calls)
     except BoundError as exc:
         raise ProbeError(str(exc)) from exc
     except RenderError:
