@@ -37,17 +37,11 @@ from streamparse.derive.render import Renderer, RenderError  # noqa: E402
 from streamparse.derive.text import Markers, common_prefix  # noqa: E402
 from streamparse.derive.verify import sample_output  # noqa: E402
 
-# What llama.cpp does with the same template, where its docs or the research note say (docs/ZERO_CONFIG.md).
+# The route llama.cpp's chat code takes for each template (its dedicated-handler conditions, else its
+# differential autoparser), from the source file and commit recorded in the data file itself.
+LLAMA_CPP_DATA = Path(__file__).parent / "data" / "llama_cpp_routes.json"
 LLAMA_CPP: dict[str, str] = {
-    "openai-gpt-oss-120b.jinja": "dedicated handler",
-    "meetkai-functionary-medium-v3.2.jinja": "dedicated handler",
-    "mistralai-Ministral-3-14B-Reasoning-2512.jinja": "dedicated handler",
-    "meetkai-functionary-medium-v3.1.jinja": "autoparser + workaround",
-    "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja": "autoparser + workaround",
-    "NVIDIA-Nemotron-Nano-v2.jinja": "autoparser + workaround",
-    "ibm-granite-granite-3.3-2B-Instruct.jinja": "autoparser + workaround",
-    "CohereForAI-c4ai-command-r-plus-tool_use.jinja": "autoparser + workaround",
-    "Qwen-Qwen2.5-7B-Instruct.jinja": "autoparser + workaround",
+    name: fact["how"] for name, fact in json.loads(LLAMA_CPP_DATA.read_text(encoding="utf-8"))["templates"].items()
 }
 RATES_BEGIN, RATES_END = "<!-- rates:begin -->", "<!-- rates:end -->"
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real" / "templates.json"
@@ -222,7 +216,7 @@ def structure(decl: Any) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| template | derived structure | scenarios | whole | per character | llama.cpp |",
+        "| template | derived structure | scenarios | whole | per character | llama.cpp route |",
         "|---|---|---|---|---|---|",
     ]
     for r in rows:

@@ -151,6 +151,38 @@ def test_a_template_that_entity_escapes_values_is_refused_not_misread() -> None:
         derive(escaping)
 
 
+FLAT_CALLS = (
+    "{% for m in messages %}<<{{ m.role }}>>{{ m.content }}"
+    "{% if m.tool_calls %}<<act>>[{% for c in m.tool_calls %}"
+    '{"tool_name": "{{ c.name }}", "parameters": {{ c.arguments | tojson }}}{{ ", " if not loop.last }}'
+    "{% endfor %}]{% endif %}<<end>>{% endfor %}{% if add_generation_prompt %}<<assistant>>{% endif %}"
+)
+FUNCTIONS_VARIABLE = (
+    "{% set system = 'Functions: ' + functions + ' Today is ' + datetime %}<<system>>{{ system }}<<end>>"
+    "{% for m in messages %}<<{{ m.role }}>>{{ m.content }}{% if m.tool_calls %} fncalls["
+    "{% for c in m.tool_calls %}{{ c.function | tojson }}{{ ', ' if not loop.last }}{% endfor %}]{% endif %}"
+    "<<end>>{% endfor %}{% if add_generation_prompt %}<<assistant>>{% endif %}"
+)
+
+
+@pytest.mark.parametrize(
+    ("template", "output"),
+    [
+        (FLAT_CALLS, 'Sure.<<act>>[{"tool_name": "get_time", "parameters": {"timezone": "UTC"}}]'),
+        (FUNCTIONS_VARIABLE, 'Sure. fncalls[{"name": "get_time", "arguments": {"timezone": "UTC"}}]'),
+    ],
+    ids=["calls_without_the_function_envelope", "tools_as_a_functions_variable"],
+)
+def test_templates_that_read_calls_or_tools_in_other_shapes_still_render(template: str, output: str) -> None:
+    derivation = derive(template)
+    assert all(c.ok for c in derivation.checks), derivation.checks
+    result = check_stream(output, formats=[derivation.name], tools=TOOLS)
+    assert calls(result) == [("get_time", {"timezone": "UTC"})]
+    assert result.text.strip() == "Sure."
+    assert derivation.flat_calls == (template is FLAT_CALLS)
+    assert ("functions" in derivation.template_variables) == (template is FUNCTIONS_VARIABLE)
+
+
 def test_python_reprs_are_typed_without_a_warning() -> None:
     derivation = derive(_template("name_then_pairs"))
     assert derivation.warnings == ()

@@ -73,6 +73,41 @@ def test_key_value_lines_without_markers_are_outside_the_vocabulary_and_say_so()
         derive(KEY_VALUE_LINES)
 
 
+RECIPIENT_HEADER = (
+    "{% for m in messages %}<|start|>{{ m.role }}"
+    "{% for c in m.tool_calls or [] %} to={{ c.function.name }}<|msg|>{{ c.function.arguments | tojson }}<|call|>"
+    "{% else %}<|msg|>{{ m.content }}<|done|>{% endfor %}{% endfor %}"
+    "{% if add_generation_prompt %}<|start|>assistant{% endif %}"
+)
+PRIMED_RECIPIENT = (
+    "{% for m in messages %}{% if m.role == 'user' %}[U]{{ m.content }}[/U]{% else %}[A]"
+    "{% if m.content %}@@all\n{{ m.content }}{% endif %}"
+    "{% for c in m.tool_calls or [] %}@@{{ c.function.name }}\n{{ c.function.arguments | tojson }}{% endfor %}"
+    "[/A]{% endif %}{% endfor %}{% if add_generation_prompt %}[A]@@{% endif %}"
+)
+BARE_KEYS = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}<fn>{{ c.function.name }}{{ '{' }}"
+    "{% for k, v in c.function.arguments.items() %}{{ k }}:«{{ v }}»{{ ',' if not loop.last }}{% endfor %}"
+    "{{ '}' }}</fn>"
+    "{% endfor %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        (RECIPIENT_HEADER, r"calls: the call name is the recipient of a message header"),
+        (PRIMED_RECIPIENT, r"calls: the generation prompt writes '@@' and the model starts by naming the recipient"),
+        (BARE_KEYS, r"arguments: an object with bare keys and values of its own quoting"),
+    ],
+    ids=["recipient_in_header", "recipient_after_primed_opener", "bare_keys_own_quotes"],
+)
+def test_structures_outside_the_vocabulary_are_named(template: str, message: str) -> None:
+    with pytest.raises(DeriveError, match=message):
+        derive(template)
+
+
 def test_a_syntax_error_is_a_derive_error() -> None:
     with pytest.raises(DeriveError, match="does not compile"):
         derive("{% for x in %}")

@@ -151,7 +151,12 @@ def _derive(
         probes: Probes = run_probes(renderer, markers, variables, options)
     except (RenderError, ProbeError) as exc:
         raise DeriveError(str(exc)) from exc
-    analysis: Analysis = analyse(probes, markers, "derived")
+    try:
+        analysis: Analysis = analyse(probes, markers, "derived")
+    except DeriveError:
+        raise
+    except ValueError as exc:  # parts that do not form a valid declaration: named, never a crash
+        raise DeriveError(f"the derived parts do not form a valid declaration: {exc}") from exc
     thinking_off = options.get("enable_thinking") is False or options.get("thinking") is False
     primed = analysis.primed_off if thinking_off else analysis.primed_on
     close = analysis.declaration.reasoning[0].close if analysis.declaration.reasoning else None

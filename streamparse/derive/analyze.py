@@ -98,6 +98,9 @@ def _reasoning(probes: Probes, bodies: dict[str, str], markers: Markers) -> tupl
         if not close:
             raise DeriveError("reasoning: nothing closes the reasoning text")
         opener = before or _tail_like(prompt, close, markers)
+        if opener == close:  # the prompt writes the pair empty (thinking off by default): its opener precedes
+            trimmed = prompt.rstrip()[: len(prompt.rstrip()) - len(close)]
+            opener = _tail_like(trimmed, close, markers)
         if not opener:
             return Reasoning(None, close), ["reasoning: the output starts with reasoning that only its end marks"]
         primed = strip_ws(prompt).endswith(opener)
@@ -177,6 +180,30 @@ def _control_tokens(end: str, markers: Markers) -> tuple[str, ...]:
     return tuple(dict.fromkeys(g for g in groups if g))
 
 
+def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
+    """Structures the vocabulary does not express, named (rather than a misleading error about a part)."""
+    call, call2 = probes.gen.get("call", ""), probes.gen.get("call2", "")
+    if re.search(r"\sto=(?:functions\.)?zqfirst\b", call):
+        raise DeriveError(
+            "calls: the call name is the recipient of a message header (' to=NAME', harmony-style channels): "
+            "recipients are not in the vocabulary (the built-in harmony family reads gpt-oss)"
+        )
+    region = regions.get("call", "")
+    lead = call2[call2.find("ZQV_ONE") : call2.find("zqsecond")]
+    opener = strip_ws(lead.split("}")[-1]) if "}" in lead else ""
+    if region.startswith("zqfirst") and opener and strip_ws(probes.prompt_on).endswith(opener):
+        raise DeriveError(
+            f"calls: the generation prompt writes {opener!r} and the model starts by naming the recipient of its "
+            "message (a call's name, or another word for text): recipients are not in the vocabulary "
+            "(the built-in functionary_v3 family reads Functionary v3.2)"
+        )
+    if re.search(r"[{,]\s*zqk_alpha\s*:", regions.get("args2", "")):  # {key:... : an object, keys unquoted
+        raise DeriveError(
+            "arguments: an object with bare keys and values of its own quoting (not JSON, not key/value markers "
+            "or elements): not in the vocabulary (the built-in gemma4 family reads Gemma 4)"
+        )
+
+
 def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     """The declaration of the model whose template produced ``probes``; DeriveError names what failed."""
     if "call" not in probes.gen:
@@ -210,6 +237,7 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         if content is not None and content.close and strip_ws(region).startswith(content.close):
             region = strip_ws(region)[len(content.close) :]
         regions[key] = strip_ws(region)
+    _outside_the_vocabulary(probes, regions)
     shape = analyse_calls(regions, markers)
     shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
     control = _control_tokens(strip_ws(end), markers)

@@ -434,7 +434,10 @@ def _assemble(
     if json_name is not None:
         open_ = strip_ws(c_open)
         if not open_ and section is None:
-            raise DeriveError("calls: a JSON call without any marker before it (unmarked JSON is not derived)")
+            raise DeriveError(
+                "calls: a JSON call without any marker before it (unmarked JSON is not derived; "
+                "the built-in llama3_json family reads Llama 3.x's)"
+            )
         if section is None:
             section, open_, c_close = _nest(open_, c_close, markers) or (None, open_, c_close)
         return CallShape(Call(open_, c_close or None, json_name), section, notes, trailing)

@@ -48,6 +48,8 @@ def derive_escapes(call: Call, render: str | None, notes: list[str]) -> Call:
         elif how is None:
             notes.append("escapes: the name attribute is escaped in a way not derived; read as written")
     if isinstance(args, TaggedArgs):
+        if "<![CDATA[ZQV_E" in render:  # MiniCPM5: a value holding < or & is wrapped, the wrapper kept as text
+            notes.append("values: the template wraps values holding markup in CDATA; the parse keeps the wrapper")
         if _written(render, "ZQV_E") == "xml":
             raise DeriveError("values: the template XML-escapes argument values (values are never entity-decoded)")
         how = _written(render, "zqk_e")
