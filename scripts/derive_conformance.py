@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import datetime
 import json
 import re
 import sys
@@ -37,12 +38,18 @@ from streamparse.derive.render import Renderer, RenderError  # noqa: E402
 from streamparse.derive.text import Markers, common_prefix  # noqa: E402
 from streamparse.derive.verify import sample_output  # noqa: E402
 
-# The route llama.cpp's chat code takes for each template (its dedicated-handler conditions, else its
-# differential autoparser), from the source file and commit recorded in the data file itself.
-LLAMA_CPP_DATA = Path(__file__).parent / "data" / "llama_cpp_routes.json"
-LLAMA_CPP: dict[str, str] = {
-    name: fact["how"] for name, fact in json.loads(LLAMA_CPP_DATA.read_text(encoding="utf-8"))["templates"].items()
-}
+# The route llama.cpp's chat code takes for a template: its dedicated-handler conditions (tests of the
+# template's source, from the file and commit recorded in the data file), else its differential autoparser.
+LLAMA_CPP = json.loads((Path(__file__).parent / "data" / "llama_cpp_routes.json").read_text(encoding="utf-8"))
+
+
+def llama_cpp_route(source: str) -> str:
+    for rule in LLAMA_CPP["rules"]:
+        if all(s in source for s in rule["all"]) and not any(s in source for s in rule["none"]):
+            return str(rule["how"])
+    return str(LLAMA_CPP["otherwise"])
+
+
 RATES_BEGIN, RATES_END = "<!-- rates:begin -->", "<!-- rates:end -->"
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real" / "templates.json"
 USER = [{"role": "user", "content": "Please help me with this task."}]
@@ -64,6 +71,8 @@ def _open_objects(schema: Any) -> Any:
 
 
 RENDER_TOOLS = _open_objects(TOOLS)
+# The fixtures' fixed date, formatted as asked (Hunyuan looks the weekday up by strftime_now('%A')).
+RENDER_GLOBALS = {**FIXED_GLOBALS, "strftime_now": lambda fmt: datetime.date(2024, 7, 26).strftime(fmt)}
 VARIABLES = {"tools": RENDER_TOOLS, "bos_token": "<s>", "eos_token": "</s>", "enable_thinking": True, "thinking": True}
 
 
@@ -116,20 +125,24 @@ def data_name(stem: str) -> str:
 
 def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     src = path.read_text(encoding="utf-8")
-    row: dict[str, Any] = {"template": path.name, "llama_cpp": LLAMA_CPP.get(path.name, "")}
+    row: dict[str, Any] = {"template": path.name, "llama_cpp": llama_cpp_route(src)}
     try:
         derivation = derive(src)
     except (DeriveError, ImportError) as exc:
         row["error"] = str(exc)
         return row, None
     decl = derivation.declaration
-    renderer = Renderer(src, globals=FIXED_GLOBALS)
+    renderer = Renderer(src, globals=RENDER_GLOBALS)
     markers = Markers()
     close = decl.reasoning[0].close if decl.reasoning else None
     variables = {**derivation.template_variables, **VARIABLES}
     if derivation.flat_tools:
         variables["tools"] = [t["function"] for t in RENDER_TOOLS]
-    prompt = renderer.render(messages=USER, add_generation_prompt=True, **variables)
+    try:
+        prompt = renderer.render(messages=USER, add_generation_prompt=True, **variables)
+    except RenderError as exc:
+        row["error"] = f"derived, but the scenarios' prompt does not render: {exc}"
+        return row, None
     cases, results = [], []
     for scenario in SCENARIOS:
         try:

@@ -149,6 +149,10 @@ def test_a_template_that_entity_escapes_values_is_refused_not_misread() -> None:
     escaping = _template("escaped_attributes").replace("{{ v if v is string else v | tojson }}", "{{ attr(v) }}")
     with pytest.raises(DeriveError, match="values: the template XML-escapes argument values"):
         derive(escaping)
+    cdata = "{{ '<![CDATA[' + v + ']]>' if v is string and '<' in v else v }}"
+    wrapping = _template("escaped_attributes").replace("{{ v if v is string else v | tojson }}", cdata)
+    with pytest.raises(DeriveError, match="values: the template wraps values holding markup in CDATA"):
+        derive(wrapping)
 
 
 FLAT_CALLS = (
@@ -163,15 +167,22 @@ FUNCTIONS_VARIABLE = (
     "{% for c in m.tool_calls %}{{ c.function | tojson }}{{ ', ' if not loop.last }}{% endfor %}]{% endif %}"
     "<<end>>{% endfor %}{% if add_generation_prompt %}<<assistant>>{% endif %}"
 )
+ID_BEFORE_NAME = (
+    "{% for m in messages %}<<{{ m.role }}>>{{ m.content }}{% if m.tool_calls %}<|calls|>"
+    "{% for c in m.tool_calls %}<|c|>{{ c.id or raise_exception('a call needs its id') }}<|n|>{{ c.function.name }}"
+    "<|a|>{{ c.function.arguments | tojson }}<|e|>{% endfor %}<|/calls|>{% endif %}<<end>>{% endfor %}"
+    "{% if add_generation_prompt %}<<assistant>>{% endif %}"
+)
 
 
 @pytest.mark.parametrize(
     ("template", "output"),
     [
+        (ID_BEFORE_NAME, 'Sure.<|calls|><|c|>call_7<|n|>get_time<|a|>{"timezone": "UTC"}<|e|><|/calls|>'),
         (FLAT_CALLS, 'Sure.<<act>>[{"tool_name": "get_time", "parameters": {"timezone": "UTC"}}]'),
         (FUNCTIONS_VARIABLE, 'Sure. fncalls[{"name": "get_time", "arguments": {"timezone": "UTC"}}]'),
     ],
-    ids=["calls_without_the_function_envelope", "tools_as_a_functions_variable"],
+    ids=["call_id_before_the_name", "calls_without_the_function_envelope", "tools_as_a_functions_variable"],
 )
 def test_templates_that_read_calls_or_tools_in_other_shapes_still_render(template: str, output: str) -> None:
     derivation = derive(template)
@@ -181,6 +192,9 @@ def test_templates_that_read_calls_or_tools_in_other_shapes_still_render(templat
     assert result.text.strip() == "Sure."
     assert derivation.flat_calls == (template is FLAT_CALLS)
     assert ("functions" in derivation.template_variables) == (template is FUNCTIONS_VARIABLE)
+    if template is ID_BEFORE_NAME:
+        assert derivation.declaration.call.id is not None and derivation.declaration.call.id.position == "before_name"
+        assert [c.id for c in result.tool_calls] == ["call_7"]
 
 
 def test_python_reprs_are_typed_without_a_warning() -> None:

@@ -84,3 +84,29 @@ def test_a_derived_declaration_parses_the_real_template_fixtures_of_its_model(pa
     # Rendered with other options (thinking off, a reasoning effort): the declaration derived with them.
     name, _ = registered(path, _variant(path, case["chat_template_kwargs"]))
     _check(name, case["generated"], case["expected"], case["primed_reasoning"])
+
+
+GLM = [p for p in DERIVED if p.stem in ("derived_glm_4_5", "derived_glm_4_7_flash", "derived_glm_5_2")]
+
+
+def _parsed(output: str, fmt: str, primed: bool) -> tuple[Any, ...]:
+    result = check_stream(output, seeds=1, formats=[fmt], tools=FIXTURES["tools"], start_in_reasoning=primed)
+    calls = [(c.name, c.arguments) for c in result.tool_calls]
+    return calls, result.text, result.reasoning, [r.reason for r in result.rejected]
+
+
+@pytest.mark.parametrize("path", GLM, ids=[p.stem for p in GLM])
+def test_a_derived_glm_declaration_parses_the_glm_renders_like_the_built_in_glm45_family(path: Path) -> None:
+    # GLM-4.5 / 4.7 / 5 write the name straight into the first <arg_key>: HeaderName(end="").
+    assert len(GLM) == 3
+    name, data = registered(path)
+    assert data["declaration"]["call"]["name"] == {"kind": "header", "end": ""}
+    outputs = [(c["output"], data["primed"], -1) for c in data["cases"]]
+    outputs += [
+        (c["generated"], c["primed_reasoning"], _variant(path, c["chat_template_kwargs"]))
+        for c in FIXTURES["cases"]
+        if c["model"] in data["fixture_models"]
+    ]
+    for output, primed, variant in outputs:
+        derived = registered(path, variant)[0]
+        assert _parsed(output, derived, primed) == _parsed(output, "glm45", primed), output

@@ -204,6 +204,21 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
         )
 
 
+def _between_reasoning_and_text(
+    body: str, reasoning: Reasoning | None, content: Wrapper | None, markers: Markers
+) -> tuple[str, ...]:
+    """Markup a turn writes after its reasoning and before its text (Solar Open opens a new message there:
+    ``<|end|><|begin|>assistant<|content|>``): control tokens, when it starts with a marker."""
+    if reasoning is None or REASONING not in body or CONTENT not in body:
+        return ()
+    start = body.find(reasoning.close, body.index(REASONING))
+    between = body[start + len(reasoning.close) : body.index(CONTENT)] if start >= 0 else ""
+    if content is not None and content.open and strip_ws(between).endswith(content.open):
+        between = strip_ws(between)[: -len(content.open)]
+    between = strip_ws(between)
+    return _control_tokens(between, markers) if between and between.startswith(markers.first(between) or "\0") else ()
+
+
 def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     """The declaration of the model whose template produced ``probes``; DeriveError names what failed."""
     if "call" not in probes.gen:
@@ -218,6 +233,9 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     bodies = {k: cut_turn(g, end, names[k]) for k, g in probes.gen.items()}
     reasoning, notes = _reasoning(probes, bodies, markers)
     content = _content(bodies.get("text", ""), reasoning)
+    if content is not None and reasoning is not None and content.close == reasoning.close:
+        # One end marker for both (Solar Open's <|end|>): it closes reasoning; the content runs to the turn's end.
+        content = Wrapper(content.open, None) if content.open else None
     text_body = bodies.get("text", "")
     regions: dict[str, str] = {}
     for key in ("call", "call2", "args2", "typed", "noargs"):
@@ -241,6 +259,7 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     shape = analyse_calls(regions, markers)
     shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
     control = _control_tokens(strip_ws(end), markers)
+    control += _between_reasoning_and_text(bodies.get("reasoning", ""), reasoning, content, markers)
     if shape.trailing:  # an end-of-turn token only call turns write
         control = tuple(dict.fromkeys((*control, *_control_tokens(shape.trailing, markers))))
     decl = Declaration(

@@ -340,7 +340,8 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
             raise DeriveError("arguments: neither JSON nor a two-argument render to read tagged arguments from")
         at = args2.find("zqfirst")
         tagged = _tagged(args2[at + len("zqfirst") :], markers, regions.get("typed"))
-    region = r2 if r2 is not None else r1
+    # Call ids differ per call (zqid00001, zqid00002): one spelling, so they fall inside the call's markup.
+    region = re.sub(r"zqid\d{5}", "zqid00000", r2 if r2 is not None else r1)
     calls = two if r2 is not None else [("zqfirst", ONE)]
     names = _locate_header_calls(region, calls)
     found: list[_Found] = []
@@ -367,8 +368,8 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
         call_close, sec_close = region[found[0].b :], ""
     suffix_pattern, header = _suffix_pattern(headers[0], headers[-1]) if len(headers) > 1 else ("", headers[0])
     ident: IdSpec | None = None
-    if "zqid00001" in header:  # NAME end ID end ARGS (Mistral's [CALL_ID])
-        head, _, tail = header.partition("zqid00001")
+    if "zqid00000" in header:  # NAME end ID end ARGS (Mistral's [CALL_ID])
+        head, _, tail = header.partition("zqid00000")
         header = head
         ident = IdSpec(position="after_name", end=strip_ws(tail))
     args_spec: JsonArgs | TaggedArgs
@@ -441,6 +442,9 @@ def _assemble(
         if section is None:
             section, open_, c_close = _nest(open_, c_close, markers) or (None, open_, c_close)
         return CallShape(Call(open_, c_close or None, json_name), section, notes, trailing)
+    if "zqid00000" in c_open and ident is None:  # open ID end NAME (Solar Open's <|tool_call:name|>)
+        c_open, _, id_end = c_open.partition("zqid00000")
+        ident = IdSpec(position="before_name", end=strip_ws(id_end))
     open_, prefix, attribute = _header_open(c_open, markers)
     end_text = header_end
     if attribute:
