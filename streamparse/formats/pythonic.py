@@ -98,6 +98,7 @@ class PyCallsState(State):
         "printed",
         "held",
         "pending",
+        "done",
         "committed",
         "line_end",
     )
@@ -110,10 +111,13 @@ class PyCallsState(State):
         self.line_end = line_end
         self.form = form
         self.closer = closer
-        # ``bare``: an unmarked list at the output start is text until its first call is confirmed (start rule).
+        # ``bare``: an unmarked list is text until the whole list is confirmed (start rule, prose is not a call).
         self.committed = not bare
         self.held: list[str] = [held] if held else []  # bare, not yet committed: consumed text
-        self.pending: tuple[str, str] | None = None  # bare: the first call's name and arguments JSON
+        # bare: the complete calls read so far (name, arguments JSON, raw markup up to their ``,`` or ``]``);
+        # nothing is emitted before the list's end decides it is a call list (memory: the open list).
+        self.pending: list[tuple[str, str, str]] = []
+        self.done: tuple[str, str] | None = None  # bare: the call just closed, before its ``,`` or ``]``
         self.gemma = form == FENCE
         self.phase = _HEAD
         self.tracker: PyCallTracker | None = None
@@ -129,28 +133,31 @@ class PyCallsState(State):
 
     def _decline(self, eng: Engine) -> bool:
         """A bare candidate that is not a call list after all: its text is plain text (start rule)."""
-        eng.text("".join(self.held))
-        self.held = []
+        eng.text("".join(raw for _, _, raw in self.pending) + "".join(self.held))
+        self.pending, self.held, self.done = [], [], None
         eng.pop()
         return True
 
-    def _commit(self, eng: Engine, end: int) -> None:
-        """The bare list's first call is confirmed by the ``,`` or ``]`` ending at ``end``: emit it now (its
-        raw markup runs from ``[`` to there, so it ends with the character that completed it, early completion),
-        then go on as a list of calls."""
-        assert self.pending is not None
-        name, args_json = self.pending
-        raw = "".join(self.held) + eng.buf[eng.pos : end]
-        eng.pos = end
-        self.pending = None
-        self.held = []
+    def _settle(self, eng: Engine, end: int) -> None:
+        """The bare list's current call is followed by ``,`` or ``]`` ending at ``end``: keep it pending
+        with its raw markup (from ``[`` or the previous separator up to there)."""
+        assert self.done is not None
+        self._consume(eng, end)
+        self.pending.append((*self.done, "".join(self.held)))
+        self.held, self.done = [], None
+
+    def _commit(self, eng: Engine) -> None:
+        """The bare list is a call list: emit its calls now, each ending with the character that completed
+        it (its raw markup runs from ``[`` or the previous separator to its ``,`` or ``]``)."""
+        pending, self.pending = self.pending, []
         self.committed = True
-        cand = eng.begin_call(self.fmt, eng.pos)
-        cand.raw_parts.append(raw)
-        cand.raw_len += len(raw)
-        eng.set_name(name)
-        eng.args(args_json)
-        eng.end_call(eng.pos)
+        for name, args_json, raw in pending:
+            cand = eng.begin_call(self.fmt, eng.pos)
+            cand.raw_parts.append(raw)
+            cand.raw_len += len(raw)
+            eng.set_name(name)
+            eng.args(args_json)
+            eng.end_call(eng.pos)
 
     # -- the state ---------------------------------------------------------------------------------------
 
@@ -174,7 +181,18 @@ class PyCallsState(State):
                 return self._end_section(eng)
             return False
         if self.form == LIST and buf[j] == "]":  # ``[f(), ]``: a trailing comma
-            self._consume(eng, j + 1)
+            if not self.committed:
+                ends = _ends_line(buf, j + 1, final) if self.line_end else True
+                if ends is None:
+                    return False
+                if not ends:
+                    return self._decline(eng)
+                self._consume(eng, j + 1)
+                self.pending[-1] = (*self.pending[-1][:2], self.pending[-1][2] + "".join(self.held))
+                self.held = []
+                self._commit(eng)
+            else:
+                self._consume(eng, j + 1)
             self.phase = _CLOSE
             return True
         if self.form != LIST and self.closer is not None:
@@ -241,7 +259,7 @@ class PyCallsState(State):
         if not self.committed:
             if self.gemma and name.startswith(GEMMA_PREFIX):
                 name = name[len(GEMMA_PREFIX) :]
-            self.pending = (name, args_json)
+            self.done = (name, args_json)
             return True
         eng.args(args_json)
         eng.end_call(end)
@@ -289,9 +307,11 @@ class PyCallsState(State):
                 ends = _ends_line(buf, j + 1, final)
                 if ends is None:
                     return False
-                if not ends:  # ``the docs say [lookup(q="x")] returns ...``: quoted in a sentence
+                if not ends:  # ``the docs say [a(x=1), b(y=2)] returns ...``: quoted in a sentence
                     return self._decline(eng)
-            self._commit(eng, j + 1)
+            self._settle(eng, j + 1)
+            if c == "]" or not self.line_end:  # at the output start, the first confirmed call decides
+                self._commit(eng)
         eng.pos = j + 1
         self.phase = _HEAD if c == "," else _CLOSE
         return True
@@ -356,16 +376,21 @@ class PyCallsState(State):
         return True
 
     def _truncated(self, eng: Engine) -> None:
-        """end-of-stream rule: a bare candidate that showed ``[NAME(`` and was cut off is a truncated call."""
-        if self.committed or not self.held:
+        """end-of-stream rule: a bare list cut before its ``]``. Its calls that a ``,`` confirmed were complete
+        and are kept; the rest (a call cut before its ``)``, or one closed but not followed by ``,``/``]``)
+        is a truncated call."""
+        if self.committed:
             return
-        raw = "".join(self.held)
-        self.held = []
-        self.committed = True
-        cand = eng.begin_call(self.fmt, eng.pos)
-        cand.raw_parts.append(raw)
-        cand.raw_len += len(raw)
-        eng.fail_call(Reason.TRUNCATED, "the stream ended inside the call list", eng.pos)
+        rest = "".join(self.held)
+        if not self.pending and not rest:
+            return
+        self._commit(eng)
+        self.held, self.done = [], None
+        if rest.strip():
+            cand = eng.begin_call(self.fmt, eng.pos)
+            cand.raw_parts.append(rest)
+            cand.raw_len += len(rest)
+            eng.fail_call(Reason.TRUNCATED, "the stream ended inside the call list", eng.pos)
 
     def at_close(self, eng: Engine) -> None:
         if not self.committed:
