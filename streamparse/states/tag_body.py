@@ -51,6 +51,9 @@ class TagSyntax:
     the model left ``</function>`` out) and are left for the block; inside a value they are value text."""
     # What may follow ``call_close`` when it ends a value (lenient: ``</parameter>`` missing); empty: anything.
     call_next: tuple[str, ...] = ()
+    # A call written without its block's wrapper (Qwen3-Coder's bare ``<function=``): ``call_close`` at a line
+    # start ends a value whose closer is missing whatever follows (no wrapper closer can follow it).
+    bare_close: bool = False
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
@@ -95,7 +98,7 @@ class ValueWriter:
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
-        "verbatim",
+        "verbatim", "nl_end",
     )  # fmt: skip
 
     def __init__(
@@ -126,10 +129,13 @@ class ValueWriter:
         self.held_nl = False
         self.verbatim = verbatim
         self.parts: list[str] = []
+        self.nl_end = False  # the text written so far ends with a newline (the fast paths never take one)
         prefix = ("{" if first_key else ", ") + json.dumps(key, ensure_ascii=False) + ": "
         eng.args(prefix + ('"' if self.stream else ""))
 
     def write(self, text: str) -> None:
+        if text:
+            self.nl_end = text[-1] == "\n"
         if self.escaped:
             text = self.held_bs + text
             run = len(text) - len(text.rstrip("\\"))
@@ -200,6 +206,8 @@ class TagCallState(State):
         value = self.value
         if self.escaped or value is None or not value.stream or value.trim or value.first or value.held_nl:
             return None
+        if value.nl_end:  # a line start a closer after it may need (lenient closers): the states decide
+            return None
         if not self.syn.plain_values():
             return None  # a value-scope marker _PLAIN_VALUE does not stop at (K3's ``<|close|>``)
         return _PLAIN_VALUE, True
@@ -208,7 +216,7 @@ class TagCallState(State):
         value = self.value
         if self.escaped or value is None or not value.stream:
             return None
-        if value.first or value.held_nl or value.held_ws or text[-1] == "\n":
+        if value.first or value.held_nl or value.nl_end or value.held_ws or text[-1] == "\n":
             return None
         if value.trim and text[-1].isspace():  # trailing whitespace waits to see if text follows it
             return None
@@ -231,7 +239,7 @@ class TagCallState(State):
                 eng.pos = end
                 return False
             s, e, tok = found
-            ends = self._ends_value(buf, tok, s, e, final)
+            ends = self._ends_value(buf, tok, s, e, final, pos)
             if not ends:
                 if ends is None:  # what follows the closer decides: hold from it (bounded look-ahead)
                     self.value.write(buf[pos:s])
@@ -291,7 +299,16 @@ class TagCallState(State):
         eng.pos = m.end()
         return True
 
-    def _ends_value(self, buf: str, tok: str | None, s: int, e: int, final: bool) -> bool | None:
+    def _after_newline(self, buf: str, s: int, pos: int) -> bool:
+        """The value text before the marker at ``s`` ends with a newline. Text consumed before ``pos`` may have
+        gone through the engine's argument fast path, which keeps no context, so the value remembers it
+        (the fast paths never take text ending in a newline, nor text after one)."""
+        if s > pos:
+            return buf[s - 1] == "\n"
+        value = self.value
+        return value is not None and value.nl_end
+
+    def _ends_value(self, buf: str, tok: str | None, s: int, e: int, final: bool, pos: int) -> bool | None:
         """A closer ends the value only where the structure can end: the template writes the next parameter
         or the call's closer after ``</parameter>`` (and the section's closer or another call after the
         call's closer); anything else means the model wrote the marker inside the value (markers inside
@@ -300,9 +317,11 @@ class TagCallState(State):
         if self.escaped:
             return True
         if tok == syn.param_open:  # lenient: a missing closer; the template starts parameters on a new line
-            return s == 0 or buf[s - 1] == "\n"
+            return self._after_newline(buf, s, pos)
         if tok == self.close:
             nexts: tuple[str, ...] = (syn.param_open, syn.call_close, *syn.outer_close, *syn.markup)
+        elif syn.bare_close and self._after_newline(buf, s, pos):
+            return True
         elif syn.call_next:
             nexts = syn.call_next
         else:
