@@ -59,5 +59,7 @@ def test_a_function_closer_inside_a_line_of_a_bare_value_is_value_text() -> None
 
 
 def test_a_bare_call_cut_before_its_function_closer_is_truncated() -> None:
-    result = check_stream("<function=get_weather>\n<parameter=city>\nParis\n</func", formats=["qwen3_coder"], tools=TOOLS)
+    result = check_stream(
+        "<function=get_weather>\n<parameter=city>\nParis\n</func", formats=["qwen3_coder"], tools=TOOLS
+    )
     assert calls(result) == [] and reasons(result) == ["truncated"] and result.text == ""

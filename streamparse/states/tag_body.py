@@ -26,6 +26,9 @@ from .coerce import coerce_text_value, streams_as_string
 _PLAIN_VALUE = re.compile(r"[^<\n]*(?:(?:\n(?=[^<\n])|<(?=[^/p<\n]))[^<\n]*)*")
 
 
+CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
+
+
 @dataclass(frozen=True)
 class TagSyntax:
     """How one XML-style call spells its parameters.
@@ -54,6 +57,7 @@ class TagSyntax:
     # A call written without its block's wrapper (Qwen3-Coder's bare ``<function=``): ``call_close`` at a line
     # start ends a value whose closer is missing whatever follows (no wrapper closer can follow it).
     bare_close: bool = False
+    cdata: bool = False  # values may hold ``<![CDATA[...]]>``: the inner text is value text, markers included
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
@@ -67,7 +71,7 @@ class TagSyntax:
     def plain_values(self) -> bool:
         """Every marker of the value scope starts with ``</`` or ``<p`` (what ``_PLAIN_VALUE`` assumes)."""
         markers = [self.param_open, self.call_close, self.param_close or "</"]
-        return all(m.startswith(("</", "<p")) for m in markers)
+        return not self.cdata and all(m.startswith(("</", "<p")) for m in markers)
 
     def value_table(self, close: str) -> MarkerTable:
         t = self.tables.get(close)
@@ -76,6 +80,8 @@ class TagSyntax:
             if self.lenient:
                 markers[self.param_open] = []
                 markers[self.call_close] = []
+            if self.cdata:
+                markers[CDATA_OPEN] = []
             t = self.tables[close] = MarkerTable(markers)
         return t
 
@@ -193,10 +199,11 @@ class ValueWriter:
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
+        self.cdata = False  # inside a CDATA section of a value: only ``]]>`` ends it
         self.value: ValueWriter | None = None
         self.close = ""
         self.nparams = 0
@@ -214,7 +221,7 @@ class TagCallState(State):
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         value = self.value
-        if self.escaped or value is None or not value.stream:
+        if self.escaped or value is None or not value.stream or self.cdata:
             return None
         if value.first or value.held_nl or value.nl_end or value.held_ws or text[-1] == "\n":
             return None
@@ -229,6 +236,8 @@ class TagCallState(State):
         syn = self.syn
         buf = eng.buf
         pos = eng.pos
+        if self.cdata:
+            return self._cdata(eng, final)
         if self.value is not None:
             found = syn.value_table(self.close).markers.search(buf, pos)
             if found is None or found[2] is None:
@@ -239,6 +248,11 @@ class TagCallState(State):
                 eng.pos = end
                 return False
             s, e, tok = found
+            if tok == CDATA_OPEN:
+                self.value.write(buf[pos:s])
+                self.cdata = True
+                eng.pos = e
+                return True
             ends = self._ends_value(buf, tok, s, e, final, pos)
             if not ends:
                 if ends is None:  # what follows the closer decides: hold from it (bounded look-ahead)
@@ -297,6 +311,24 @@ class TagCallState(State):
         self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim)
         self.nparams += 1
         eng.pos = m.end()
+        return True
+
+    def _cdata(self, eng: Engine, final: bool) -> bool:
+        """Inside ``<![CDATA[``: text up to ``]]>`` is value text; a possible start of ``]]>`` at the end of
+        the buffer is held (two characters at most)."""
+        buf, pos = eng.buf, eng.pos
+        value = self.value
+        assert value is not None
+        idx = buf.find(CDATA_CLOSE, pos)
+        if idx < 0:
+            end = len(buf) if final else len(buf) - (2 if buf.endswith("]]") else 1 if buf.endswith("]") else 0)
+            end = max(end, pos)
+            value.write(buf[pos:end])
+            eng.pos = end
+            return False
+        value.write(buf[pos:idx])
+        eng.pos = idx + len(CDATA_CLOSE)
+        self.cdata = False
         return True
 
     def _after_newline(self, buf: str, s: int, pos: int) -> bool:
