@@ -1,10 +1,10 @@
 """Call bodies that are read whole and parsed once when they close: Python-style calls (pythonic,
-gemma_tool_code) and Gemma 4 calls.
+gemma_tool_code; Gemma 4's are in :mod:`streamparse.formats.gemma_call`).
 
-A call's name is known as soon as ``NAME(`` (or ``call:NAME{``) is seen, so ToolCallStart is emitted
-then; an incremental tracker (:mod:`streamparse.pyliteral`, :mod:`streamparse.gemma_args`) finds where the
-call closes without re-reading its text, and the call is parsed once at that point and ended right away
-(early dispatch: the rest of a list does not have to arrive first).
+A call's name is known as soon as ``NAME(`` is seen, so ToolCallStart is emitted then (a bare list after
+prose: once its ``]`` ends its line); an incremental tracker (:mod:`streamparse.formats.pyliteral`) finds
+where the call closes without re-reading its text, and the call is parsed once at that point and ended
+right away (early dispatch: the rest of a list does not have to arrive first).
 
 Python-style sections come in three forms: a bracketed list ``[f(a=1), g(b=2)]`` (Llama 4, LFM2, bare at
 the output start), one call per line up to a closer (Olmo 3 ``<function_calls>``), and a ``tool_code``
@@ -19,7 +19,7 @@ import re
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
 from ..rejections import Reason
-from .gemma_args import GemmaArgsTracker, gemma_args_to_json
+from .gemma_args import GemmaArgsTracker
 from .pyliteral import PyCallTracker, parse_call
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
@@ -28,9 +28,6 @@ PRINT_HEAD = re.compile(r"(?:(?P<print>print[ \t]*\([ \t]*)(?=[^\W\d][\w.-]*[ \t
 # What a head can look like before its ``(`` arrives (so holding for it is worth it).
 _MAYBE_HEAD = re.compile(r"(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*")
 GEMMA_PREFIX = "default_api."
-# Gemma 4: another ``call:NAME{`` may follow a call inside the same wrapper.
-GEMMA_HEAD = re.compile(r"call:(?P<name>[^\s{}<>:,]{1,200})\{")
-_MAYBE_GEMMA_HEAD = re.compile(r"c(?:a(?:l(?:l(?::[^\s{}<>:,]*)?)?)?)?")
 
 LIST, LINES, FENCE = "list", "lines", "fence"
 _HEAD, _BODY, _AFTER, _CLOSE, _RECOVER = range(5)
@@ -182,17 +179,8 @@ class PyCallsState(State):
             return False
         if self.form == LIST and buf[j] == "]":  # ``[f(), ]``: a trailing comma
             if not self.committed:
-                ends = _ends_line(buf, j + 1, final) if self.line_end else True
-                if ends is None:
-                    return False
-                if not ends:
-                    return self._decline(eng)
-                self._consume(eng, j + 1)
-                self.pending[-1] = (*self.pending[-1][:2], self.pending[-1][2] + "".join(self.held))
-                self.held = []
-                self._commit(eng)
-            else:
-                self._consume(eng, j + 1)
+                return self._bare_end(eng, j, final)
+            self._consume(eng, j + 1)
             self.phase = _CLOSE
             return True
         if self.form != LIST and self.closer is not None:
@@ -303,17 +291,32 @@ class PyCallsState(State):
                 return self._decline(eng)
             return self._junk(eng, j)
         if not self.committed:
-            if c == "]" and self.line_end:
-                ends = _ends_line(buf, j + 1, final)
-                if ends is None:
-                    return False
-                if not ends:  # ``the docs say [a(x=1), b(y=2)] returns ...``: quoted in a sentence
-                    return self._decline(eng)
+            if c == "]":
+                return self._bare_end(eng, j, final)
             self._settle(eng, j + 1)
-            if c == "]" or not self.line_end:  # at the output start, the first confirmed call decides
+            if not self.line_end:  # at the output start, the first confirmed call decides
                 self._commit(eng)
+            self.phase = _HEAD
+            return True
         eng.pos = j + 1
         self.phase = _HEAD if c == "," else _CLOSE
+        return True
+
+    def _bare_end(self, eng: Engine, j: int, final: bool) -> bool:
+        """``]`` at ``j`` ends a bare list: after prose only where it ends its line (``the docs say [a(x=1),
+        b(y=2)] returns ...`` is prose); then every pending call is emitted."""
+        ends = _ends_line(eng.buf, j + 1, final) if self.line_end else True
+        if not ends or (self.done is None and not self.pending):
+            return False if ends is None else self._decline(eng)
+        if self.done is not None:
+            self._settle(eng, j + 1)
+        else:  # after a trailing comma: the ``]`` is the last call's markup
+            self._consume(eng, j + 1)
+            name, args_json, raw = self.pending[-1]
+            self.pending[-1] = (name, args_json, raw + "".join(self.held))
+            self.held = []
+        self._commit(eng)
+        self.phase = _CLOSE
         return True
 
     def _close(self, eng: Engine, final: bool) -> bool:
@@ -398,106 +401,3 @@ class PyCallsState(State):
                 self.held.append(eng.buf[eng.pos :])
                 eng.pos = len(eng.buf)
             self._truncated(eng)
-
-
-# -- Gemma 4 / FunctionGemma ---------------------------------------------------------------------------------
-
-
-class GemmaCallState(State):
-    """``call:NAME{...}`` bodies after a ``<|tool_call>`` opener (the name is already set), then the closer.
-
-    Several ``call:`` bodies may follow one another before the closer; each is its own call.
-    """
-
-    __slots__ = ("fmt", "delim", "closer", "tracker", "parts", "phase")
-
-    def __init__(self, fmt: str, delim: str, closer: str) -> None:
-        self.fmt = fmt
-        self.delim = delim
-        self.closer = closer
-        self.tracker = GemmaArgsTracker(delim)
-        self.parts: list[str] = []
-        self.phase = _BODY
-
-    def step(self, eng: Engine, final: bool) -> bool:
-        if self.phase == _BODY:
-            return self._body(eng, final)
-        if self.phase == _AFTER:
-            return self._after(eng, final)
-        return self._recover(eng, final)
-
-    def _body(self, eng: Engine, final: bool) -> bool:
-        buf = eng.buf
-        pos = eng.pos
-        end, broken = feed_tracker(self.tracker, buf, pos)
-        if broken:
-            assert end is not None
-            eng.pos = end
-            self._reject(eng, "unbalanced brackets in the arguments")
-            return True
-        if end is None:
-            self.parts.append(buf[pos:])
-            eng.pos = len(buf)
-            return False
-        self.parts.append(buf[pos:end])
-        text = "".join(self.parts)
-        self.parts = []
-        eng.pos = end
-        try:
-            args_json = gemma_args_to_json(text, self.delim)
-        except ValueError as exc:
-            self._reject(eng, f"unreadable arguments: {exc}")
-            return True
-        eng.args(args_json)
-        self.phase = _AFTER
-        return True
-
-    def _reject(self, eng: Engine, detail: str) -> None:
-        call = eng.call
-        if call is not None and call.reject is None:
-            call.reject, call.detail = Reason.MALFORMED, detail
-        self.phase = _RECOVER
-
-    def _after(self, eng: Engine, final: bool) -> bool:
-        buf = eng.buf
-        j = skip_ws(buf, eng.pos)
-        if j >= len(buf):
-            # The closer is required (end-of-stream rule); at the end the engine rejects the call as truncated.
-            return False
-        ok = starts_or_prefix(buf, j, self.closer)
-        if ok is None and not final:
-            return False
-        if ok:
-            end = j + len(self.closer)
-            eng.end_call(end)
-            eng.pos = end
-            eng.pop()
-            return True
-        m = GEMMA_HEAD.match(buf, j, min(len(buf), j + LOOKAHEAD))
-        if m is None and not final and len(buf) - j < LOOKAHEAD and _MAYBE_GEMMA_HEAD.fullmatch(buf, j):
-            return False
-        if m is not None:  # calls concatenated inside one wrapper
-            eng.end_call(eng.pos)
-            eng.begin_call(self.fmt, j)
-            eng.set_name(m.group("name"))
-            eng.pos = m.end() - 1
-            self.tracker = GemmaArgsTracker(self.delim)
-            self.phase = _BODY
-            return True
-        call = eng.call
-        if call is not None and call.reject is None:
-            call.reject, call.detail = Reason.MALFORMED, f"expected {self.closer!r} after the arguments"
-        self.phase = _RECOVER
-        return True
-
-    def _recover(self, eng: Engine, final: bool) -> bool:
-        buf = eng.buf
-        idx = buf.find(self.closer, eng.pos)
-        if idx < 0:
-            eng.pos = max(eng.pos, len(buf) - len(self.closer) + 1)
-            return False  # at the end of the stream the engine rejects the open call
-        end = idx + len(self.closer)
-        eng.fail_call(Reason.MALFORMED, "", end)
-        eng.pos = end
-        eng.pop()
-        return True
