@@ -48,6 +48,7 @@ Fallback = Literal["start", "off", "gated"] | None
 # "strict": JSON arguments are validated exactly as written.
 Coercion = Literal["lenient", "strict"]
 CALLS_IN_REASONING: tuple[CallsInReasoning, ...] = ("ignore", "promote")
+PROMPT_TAIL = 512  # the end of a rendered prompt that can decide where its output starts
 COERCIONS: tuple[Coercion, ...] = ("lenient", "strict")
 # Arguments that are not a JSON object: rejected (the default), or passed on as their JSON text (the engine
 # adapters' policy: vLLM's and SGLang's clients validate `arguments` themselves).
@@ -200,6 +201,7 @@ class Config:
         coercion: Coercion = "lenient",
         non_object_args: NonObjectArgs = "reject",
         separators: SeparatorsOption = "drop",
+        prompt: str | None = None,
     ) -> None:
         active = catalog.resolve(formats)
         if separators not in SEPARATORS:
@@ -221,6 +223,7 @@ class Config:
         # Naming formats never implies starting in reasoning: a server that split the reasoning off, or a
         # request with thinking switched off, sends the calls alone. Only a preset or this option does.
         self.start_in_reasoning = bool(start_in_reasoning)
+        self.prompt_tail = prompt[-PROMPT_TAIL:] if prompt is not None else None
         self.calls_in_reasoning = calls_in_reasoning
         self.fallback = fallback
         self.max_call_chars = max_call_chars
@@ -230,6 +233,16 @@ class Config:
         self.separators = separators
         promote = calls_in_reasoning == "promote"
         self.tables = tables(active, promote, not self.auto, fallback, self.tools is not None, catalog.generation())
+        if start_in_reasoning is None and self.prompt_tail is not None:
+            self.start_in_reasoning = self.prompt_opens_reasoning(self.prompt_tail)
+
+    def prompt_opens_reasoning(self, prompt: str) -> bool:
+        """The rendered prompt ends (whitespace aside) with a reasoning opener of an active format: the
+        output continues inside reasoning (a template with thinking on writes ``<think>\n``, Kimi K3's
+        ``<|open|>think<|sep|>``; with it off, ``<think></think>`` or K3's ``<|open|>response<|sep|>``)."""
+        tail = prompt.rstrip()
+        openers = {*REASONING, *(r.open for r in self.tables.wiring.reasoning if r.open is not None)}
+        return any(o.strip() and tail.endswith(o.strip()) for o in openers)
 
     def initial_state(self, eng: Engine) -> State:
         return ScanState(self.tables.text)

@@ -45,6 +45,9 @@ class StreamParser:
     admits no string when its meaning is unambiguous (``"true"`` -> true, ``"5"`` -> 5), recorded as the
     repair ``lenient_types``; ``"strict"`` validates JSON arguments exactly as written. Text-valued
     formats (qwen3_coder, xml_invoke, ...) always convert by the schema: their values are text by design.
+    ``prompt``: the rendered prompt this output continues (its end suffices). Unless ``start_in_reasoning``
+    is given, it decides that: the output starts inside reasoning exactly when the prompt ends with a
+    reasoning opener of an active format (``<think>``, Kimi K3's ``<|open|>think<|sep|>``).
     ``separators``: ``"drop"`` (the default) gives content and reasoning as the message fields the template
     was given, without the whitespace it writes around its markup (``<think>\n``, ``\n\n<tool_call>``);
     ``"keep"`` leaves that whitespace in the text (docs/FORMATS.md, exact output).
@@ -71,6 +74,7 @@ class StreamParser:
         special_tokens: Mapping[int, str] | None = None,
         record: bool = False,
         separators: SeparatorsOption = "drop",
+        prompt: str | None = None,
     ) -> None:
         self._config = Config(
             formats,
@@ -83,6 +87,7 @@ class StreamParser:
             coercion=coercion,
             non_object_args=non_object_args,
             separators=separators,
+            prompt=prompt,
         )
         self._engine = Engine(self._config)
         # Token-id input (``feed_tokens``): markers that are special tokens count only as their token ids.
@@ -114,7 +119,7 @@ class StreamParser:
         Explicit ``options`` win over the preset. The preset's formats are preferred, not exclusive:
         formats sharing an opener with them stay on (``formats.siblings``). ``chat_template_kwargs`` (the
         request's, e.g. ``{"enable_thinking": False}``) decides whether the output starts in reasoning
-        (``presets.start_in_reasoning_for``).
+        (``presets.start_in_reasoning_for``), unless ``prompt=`` (the rendered prompt) is given: it decides.
 
         ``model_id`` may be a local model folder (its ``chat_template.jinja`` or ``tokenizer_config.json``
         supplies the template and special tokens); ``chat_template`` gives a template (text, or a path to
@@ -146,7 +151,8 @@ class StreamParser:
                 parser.preset = preset
                 return parser
         options.setdefault("formats", catalog.siblings(preset.formats) if preset.matched else "auto")
-        options.setdefault("start_in_reasoning", start_in_reasoning_for(model_id, chat_template_kwargs))
+        if options.get("prompt") is None:  # a prompt says where the output starts better than the request
+            options.setdefault("start_in_reasoning", start_in_reasoning_for(model_id, chat_template_kwargs))
         parser = cls(**options)
         parser.preset = preset
         return parser
@@ -181,7 +187,8 @@ class StreamParser:
             chat_template_kwargs=chat_template_kwargs,
         )
         options.setdefault("formats", [derivation.name])
-        options.setdefault("start_in_reasoning", derivation.primed)
+        if options.get("prompt") is None:
+            options.setdefault("start_in_reasoning", derivation.primed)
         if by_id:
             options.setdefault("special_tokens", special_tokens)
         parser = cls(tools=tools, **options)

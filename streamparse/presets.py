@@ -211,8 +211,10 @@ RULES: tuple[Rule, ...] = (
     Rule(r"command-?r(?![a-z0-9])", "command-r", ("command_r",)),
     # -- MiniMax, ByteDance, AI21, AllenAI, Liquid, Baidu ------------------------------------------------
     # -- families written as declarations (formats/declared_families.py) -------------------------------
-    Rule(r"kimi-?k3", "kimi-k3", ("kimi_k3",), True,
-         note="the template opens the think channel (thinking defaults on); thinking=false opens the response one"),
+    Rule(r"kimi-?k3", "kimi-k3", ("kimi_k3",),
+         note="the prompt opens the think channel (thinking on) or the response one (thinking=false); told "
+              "neither (no prompt=, no thinking kwarg), the output starts as text and an orphan "
+              "<|close|>think<|sep|> moves it to reasoning, so content is never emitted as reasoning"),
     Rule(r"gigachat-?3\.5", "gigachat-3.5", ("gigachat35",), note="GCML calls; <think> opened by reasoning=true"),
     Rule(r"gigachat-?3", "gigachat-3", ("gigachat3",), note="3 and 3.1: a 'function call' role message"),
     Rule(r"apertus", "apertus", ("apertus",)),
@@ -335,7 +337,7 @@ THINKING_PRIMES = frozenset(
         "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
         "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
-        "minimax-m3", "cohere-north", "minicpm5",
+        "minimax-m3", "cohere-north", "minicpm5", "kimi-k3",
     }
 )  # fmt: skip
 _THINKING_KEYS = ("enable_thinking", "thinking", "reasoning")  # `reasoning`: Cohere's templates

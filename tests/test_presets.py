@@ -144,7 +144,7 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("moonshotai/kimi-k2", "kimi-k2", ("kimi_k2",), False),
     ("moonshotai/Kimi-K2-Thinking", "kimi-k2-thinking", ("kimi_k2",), False),
     # families written as declarations
-    ("moonshotai/Kimi-K3", "kimi-k3", ("kimi_k3",), True),
+    ("moonshotai/Kimi-K3", "kimi-k3", ("kimi_k3",), False),  # thinking=true or prompt= primes it
     ("ai-sage/GigaChat3-10B-A1.8B", "gigachat-3", ("gigachat3",), False),
     ("ai-sage/GigaChat3.1-702B-A36B", "gigachat-3", ("gigachat3",), False),
     ("ai-sage/GigaChat3.5-Lightning", "gigachat-3.5", ("gigachat35",), False),

@@ -105,6 +105,7 @@ def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
         key_escapes=args.attribute_escapes == "xml",
         json_values=args.values.strings == "json",
         python_values=args.values.others == "python",
+        cdata=args.values.cdata,
     )
 
 

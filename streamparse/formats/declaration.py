@@ -65,15 +65,15 @@ class Values(Part):
 
     ``strings``: ``"raw"`` (the text itself) or ``"json"`` (quoted, ``tojson``); ``others`` (numbers,
     booleans, null, arrays, objects): ``"json"``, ``"raw"``, or ``"python"`` (the template's ``{{ value }}``
-    of a Python value: ``True``, ``None``, ``['a']``); raw values are typed by the tool's schema (text-value
-    rule; ``"python"`` also reads ``None`` as null) and by the type/string attribute when declared.
-    ``whitespace``, around the value and not part of it: ``"verbatim"`` (nothing), ``"one_newline"`` (one
-    newline per side: Qwen3-Coder's ``>\\nVALUE\\n<``), ``"strip"`` (all of it, for models that indent values).
+    of a Python value: ``True``, ``None``, ``['a']``); raw values are typed by the schema (text-value rule;
+    ``"python"``: ``None`` is null too) and by the type/string attribute when declared.
+    ``whitespace`` around a value: ``"verbatim"``, ``"one_newline"``, ``"strip"``; ``cdata``: CDATA is text (MiniCPM5).
     """
 
     strings: Strings = "raw"
     others: Others = "json"
     whitespace: Whitespace = "one_newline"
+    cdata: bool = False
 
     kind: ClassVar[str] = ""
 
@@ -81,6 +81,7 @@ class Values(Part):
         check_choice(path + "strings", self.strings, get_args(Strings))
         check_choice(path + "others", self.others, get_args(Others))
         check_choice(path + "whitespace", self.whitespace, get_args(Whitespace))
+        check_bool(path + "cdata", self.cdata)
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,10 @@ from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_o
 from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
 from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
+from .gemma_call import GemmaCallState
 from .keyvalue import KeyValueState
 from .openers import Decision, json_call
-from .pythonic import FENCE, LINES, LIST, GemmaCallState, PyCallsState, match_head
+from .pythonic import FENCE, LINES, LIST, PyCallsState, match_head
 
 # pythonic ------------------------------------------------------------------------------------------------
 #

@@ -1,10 +1,10 @@
 """Call bodies that are read whole and parsed once when they close: Python-style calls (pythonic,
-gemma_tool_code) and Gemma 4 calls.
+gemma_tool_code; Gemma 4's are in :mod:`streamparse.formats.gemma_call`).
 
-A call's name is known as soon as ``NAME(`` (or ``call:NAME{``) is seen, so ToolCallStart is emitted
-then; an incremental tracker (:mod:`streamparse.pyliteral`, :mod:`streamparse.gemma_args`) finds where the
-call closes without re-reading its text, and the call is parsed once at that point and ended right away
-(early dispatch: the rest of a list does not have to arrive first).
+A call's name is known as soon as ``NAME(`` is seen, so ToolCallStart is emitted then (a bare list after
+prose: once its ``]`` ends its line); an incremental tracker (:mod:`streamparse.formats.pyliteral`) finds
+where the call closes without re-reading its text, and the call is parsed once at that point and ended
+right away (early dispatch: the rest of a list does not have to arrive first).
 
 Python-style sections come in three forms: a bracketed list ``[f(a=1), g(b=2)]`` (Llama 4, LFM2, bare at
 the output start), one call per line up to a closer (Olmo 3 ``<function_calls>``), and a ``tool_code``
@@ -19,7 +19,7 @@ import re
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
 from ..rejections import Reason
-from .gemma_args import GemmaArgsTracker, gemma_args_to_json
+from .gemma_args import GemmaArgsTracker
 from .pyliteral import PyCallTracker, parse_call
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
@@ -28,9 +28,6 @@ PRINT_HEAD = re.compile(r"(?:(?P<print>print[ \t]*\([ \t]*)(?=[^\W\d][\w.-]*[ \t
 # What a head can look like before its ``(`` arrives (so holding for it is worth it).
 _MAYBE_HEAD = re.compile(r"(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*")
 GEMMA_PREFIX = "default_api."
-# Gemma 4: another ``call:NAME{`` may follow a call inside the same wrapper.
-GEMMA_HEAD = re.compile(r"call:(?P<name>[^\s{}<>:,]{1,200})\{")
-_MAYBE_GEMMA_HEAD = re.compile(r"c(?:a(?:l(?:l(?::[^\s{}<>:,]*)?)?)?)?")
 
 LIST, LINES, FENCE = "list", "lines", "fence"
 _HEAD, _BODY, _AFTER, _CLOSE, _RECOVER = range(5)
@@ -98,6 +95,7 @@ class PyCallsState(State):
         "printed",
         "held",
         "pending",
+        "done",
         "committed",
         "line_end",
     )
@@ -110,10 +108,13 @@ class PyCallsState(State):
         self.line_end = line_end
         self.form = form
         self.closer = closer
-        # ``bare``: an unmarked list at the output start is text until its first call is confirmed (start rule).
+        # ``bare``: an unmarked list is text until the whole list is confirmed (start rule, prose is not a call).
         self.committed = not bare
         self.held: list[str] = [held] if held else []  # bare, not yet committed: consumed text
-        self.pending: tuple[str, str] | None = None  # bare: the first call's name and arguments JSON
+        # bare: the complete calls read so far (name, arguments JSON, raw markup up to their ``,`` or ``]``);
+        # nothing is emitted before the list's end decides it is a call list (memory: the open list).
+        self.pending: list[tuple[str, str, str]] = []
+        self.done: tuple[str, str] | None = None  # bare: the call just closed, before its ``,`` or ``]``
         self.gemma = form == FENCE
         self.phase = _HEAD
         self.tracker: PyCallTracker | None = None
@@ -129,28 +130,31 @@ class PyCallsState(State):
 
     def _decline(self, eng: Engine) -> bool:
         """A bare candidate that is not a call list after all: its text is plain text (start rule)."""
-        eng.text("".join(self.held))
-        self.held = []
+        eng.text("".join(raw for _, _, raw in self.pending) + "".join(self.held))
+        self.pending, self.held, self.done = [], [], None
         eng.pop()
         return True
 
-    def _commit(self, eng: Engine, end: int) -> None:
-        """The bare list's first call is confirmed by the ``,`` or ``]`` ending at ``end``: emit it now (its
-        raw markup runs from ``[`` to there, so it ends with the character that completed it, early completion),
-        then go on as a list of calls."""
-        assert self.pending is not None
-        name, args_json = self.pending
-        raw = "".join(self.held) + eng.buf[eng.pos : end]
-        eng.pos = end
-        self.pending = None
-        self.held = []
+    def _settle(self, eng: Engine, end: int) -> None:
+        """The bare list's current call is followed by ``,`` or ``]`` ending at ``end``: keep it pending
+        with its raw markup (from ``[`` or the previous separator up to there)."""
+        assert self.done is not None
+        self._consume(eng, end)
+        self.pending.append((*self.done, "".join(self.held)))
+        self.held, self.done = [], None
+
+    def _commit(self, eng: Engine) -> None:
+        """The bare list is a call list: emit its calls now, each ending with the character that completed
+        it (its raw markup runs from ``[`` or the previous separator to its ``,`` or ``]``)."""
+        pending, self.pending = self.pending, []
         self.committed = True
-        cand = eng.begin_call(self.fmt, eng.pos)
-        cand.raw_parts.append(raw)
-        cand.raw_len += len(raw)
-        eng.set_name(name)
-        eng.args(args_json)
-        eng.end_call(eng.pos)
+        for name, args_json, raw in pending:
+            cand = eng.begin_call(self.fmt, eng.pos)
+            cand.raw_parts.append(raw)
+            cand.raw_len += len(raw)
+            eng.set_name(name)
+            eng.args(args_json)
+            eng.end_call(eng.pos)
 
     # -- the state ---------------------------------------------------------------------------------------
 
@@ -174,6 +178,8 @@ class PyCallsState(State):
                 return self._end_section(eng)
             return False
         if self.form == LIST and buf[j] == "]":  # ``[f(), ]``: a trailing comma
+            if not self.committed:
+                return self._bare_end(eng, j, final)
             self._consume(eng, j + 1)
             self.phase = _CLOSE
             return True
@@ -241,7 +247,7 @@ class PyCallsState(State):
         if not self.committed:
             if self.gemma and name.startswith(GEMMA_PREFIX):
                 name = name[len(GEMMA_PREFIX) :]
-            self.pending = (name, args_json)
+            self.done = (name, args_json)
             return True
         eng.args(args_json)
         eng.end_call(end)
@@ -285,15 +291,32 @@ class PyCallsState(State):
                 return self._decline(eng)
             return self._junk(eng, j)
         if not self.committed:
-            if c == "]" and self.line_end:
-                ends = _ends_line(buf, j + 1, final)
-                if ends is None:
-                    return False
-                if not ends:  # ``the docs say [lookup(q="x")] returns ...``: quoted in a sentence
-                    return self._decline(eng)
-            self._commit(eng, j + 1)
+            if c == "]":
+                return self._bare_end(eng, j, final)
+            self._settle(eng, j + 1)
+            if not self.line_end:  # at the output start, the first confirmed call decides
+                self._commit(eng)
+            self.phase = _HEAD
+            return True
         eng.pos = j + 1
         self.phase = _HEAD if c == "," else _CLOSE
+        return True
+
+    def _bare_end(self, eng: Engine, j: int, final: bool) -> bool:
+        """``]`` at ``j`` ends a bare list: after prose only where it ends its line (``the docs say [a(x=1),
+        b(y=2)] returns ...`` is prose); then every pending call is emitted."""
+        ends = _ends_line(eng.buf, j + 1, final) if self.line_end else True
+        if not ends or (self.done is None and not self.pending):
+            return False if ends is None else self._decline(eng)
+        if self.done is not None:
+            self._settle(eng, j + 1)
+        else:  # after a trailing comma: the ``]`` is the last call's markup
+            self._consume(eng, j + 1)
+            name, args_json, raw = self.pending[-1]
+            self.pending[-1] = (name, args_json, raw + "".join(self.held))
+            self.held = []
+        self._commit(eng)
+        self.phase = _CLOSE
         return True
 
     def _close(self, eng: Engine, final: bool) -> bool:
@@ -356,16 +379,21 @@ class PyCallsState(State):
         return True
 
     def _truncated(self, eng: Engine) -> None:
-        """end-of-stream rule: a bare candidate that showed ``[NAME(`` and was cut off is a truncated call."""
-        if self.committed or not self.held:
+        """end-of-stream rule: a bare list cut before its ``]``. Its calls that a ``,`` confirmed were complete
+        and are kept; the rest (a call cut before its ``)``, or one closed but not followed by ``,``/``]``)
+        is a truncated call."""
+        if self.committed:
             return
-        raw = "".join(self.held)
-        self.held = []
-        self.committed = True
-        cand = eng.begin_call(self.fmt, eng.pos)
-        cand.raw_parts.append(raw)
-        cand.raw_len += len(raw)
-        eng.fail_call(Reason.TRUNCATED, "the stream ended inside the call list", eng.pos)
+        rest = "".join(self.held)
+        if not self.pending and not rest:
+            return
+        self._commit(eng)
+        self.held, self.done = [], None
+        if rest.strip():
+            cand = eng.begin_call(self.fmt, eng.pos)
+            cand.raw_parts.append(rest)
+            cand.raw_len += len(rest)
+            eng.fail_call(Reason.TRUNCATED, "the stream ended inside the call list", eng.pos)
 
     def at_close(self, eng: Engine) -> None:
         if not self.committed:
@@ -373,106 +401,3 @@ class PyCallsState(State):
                 self.held.append(eng.buf[eng.pos :])
                 eng.pos = len(eng.buf)
             self._truncated(eng)
-
-
-# -- Gemma 4 / FunctionGemma ---------------------------------------------------------------------------------
-
-
-class GemmaCallState(State):
-    """``call:NAME{...}`` bodies after a ``<|tool_call>`` opener (the name is already set), then the closer.
-
-    Several ``call:`` bodies may follow one another before the closer; each is its own call.
-    """
-
-    __slots__ = ("fmt", "delim", "closer", "tracker", "parts", "phase")
-
-    def __init__(self, fmt: str, delim: str, closer: str) -> None:
-        self.fmt = fmt
-        self.delim = delim
-        self.closer = closer
-        self.tracker = GemmaArgsTracker(delim)
-        self.parts: list[str] = []
-        self.phase = _BODY
-
-    def step(self, eng: Engine, final: bool) -> bool:
-        if self.phase == _BODY:
-            return self._body(eng, final)
-        if self.phase == _AFTER:
-            return self._after(eng, final)
-        return self._recover(eng, final)
-
-    def _body(self, eng: Engine, final: bool) -> bool:
-        buf = eng.buf
-        pos = eng.pos
-        end, broken = feed_tracker(self.tracker, buf, pos)
-        if broken:
-            assert end is not None
-            eng.pos = end
-            self._reject(eng, "unbalanced brackets in the arguments")
-            return True
-        if end is None:
-            self.parts.append(buf[pos:])
-            eng.pos = len(buf)
-            return False
-        self.parts.append(buf[pos:end])
-        text = "".join(self.parts)
-        self.parts = []
-        eng.pos = end
-        try:
-            args_json = gemma_args_to_json(text, self.delim)
-        except ValueError as exc:
-            self._reject(eng, f"unreadable arguments: {exc}")
-            return True
-        eng.args(args_json)
-        self.phase = _AFTER
-        return True
-
-    def _reject(self, eng: Engine, detail: str) -> None:
-        call = eng.call
-        if call is not None and call.reject is None:
-            call.reject, call.detail = Reason.MALFORMED, detail
-        self.phase = _RECOVER
-
-    def _after(self, eng: Engine, final: bool) -> bool:
-        buf = eng.buf
-        j = skip_ws(buf, eng.pos)
-        if j >= len(buf):
-            # The closer is required (end-of-stream rule); at the end the engine rejects the call as truncated.
-            return False
-        ok = starts_or_prefix(buf, j, self.closer)
-        if ok is None and not final:
-            return False
-        if ok:
-            end = j + len(self.closer)
-            eng.end_call(end)
-            eng.pos = end
-            eng.pop()
-            return True
-        m = GEMMA_HEAD.match(buf, j, min(len(buf), j + LOOKAHEAD))
-        if m is None and not final and len(buf) - j < LOOKAHEAD and _MAYBE_GEMMA_HEAD.fullmatch(buf, j):
-            return False
-        if m is not None:  # calls concatenated inside one wrapper
-            eng.end_call(eng.pos)
-            eng.begin_call(self.fmt, j)
-            eng.set_name(m.group("name"))
-            eng.pos = m.end() - 1
-            self.tracker = GemmaArgsTracker(self.delim)
-            self.phase = _BODY
-            return True
-        call = eng.call
-        if call is not None and call.reject is None:
-            call.reject, call.detail = Reason.MALFORMED, f"expected {self.closer!r} after the arguments"
-        self.phase = _RECOVER
-        return True
-
-    def _recover(self, eng: Engine, final: bool) -> bool:
-        buf = eng.buf
-        idx = buf.find(self.closer, eng.pos)
-        if idx < 0:
-            eng.pos = max(eng.pos, len(buf) - len(self.closer) + 1)
-            return False  # at the end of the stream the engine rejects the open call
-        end = idx + len(self.closer)
-        eng.fail_call(Reason.MALFORMED, "", end)
-        eng.pos = end
-        eng.pop()
-        return True

@@ -37,10 +37,16 @@ SEED_SYNTAX = replace(
 )
 
 
+# Qwen3-Coder without the ``<tool_call>`` wrapper (models drop it): ``\n</function>`` ends the call even when
+# ``</parameter>`` is missing and prose follows (vLLM ends such a value at ``</function>`` too).
+QWEN_BARE_SYNTAX = replace(QWEN_SYNTAX, bare_close=True, tables={})
+
+
 def _function_call(fmt: str, standalone: bool) -> Handler:
     # Standalone `<function=NAME>` is shared with function_tag, so it needs `<parameter=`/`</function>` next.
     nxt = ("<parameter=", "</function>") if standalone else ()
-    return tag_call(fmt, FUNCTION_NAME, ">", SEED_SYNTAX if fmt == "seed_oss" else QWEN_SYNTAX, require_next=nxt)
+    syntax = SEED_SYNTAX if fmt == "seed_oss" else QWEN_BARE_SYNTAX if standalone else QWEN_SYNTAX
+    return tag_call(fmt, FUNCTION_NAME, ">", syntax, require_next=nxt)
 
 
 _QWEN_BLOCK = block_table({"<function=": _function_call("qwen3_coder", False)}, ("</tool_call>",))

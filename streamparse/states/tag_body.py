@@ -26,6 +26,9 @@ from .coerce import coerce_text_value, streams_as_string
 _PLAIN_VALUE = re.compile(r"[^<\n]*(?:(?:\n(?=[^<\n])|<(?=[^/p<\n]))[^<\n]*)*")
 
 
+CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
+
+
 @dataclass(frozen=True)
 class TagSyntax:
     """How one XML-style call spells its parameters.
@@ -52,6 +55,10 @@ class TagSyntax:
     the model left ``</function>`` out) and are left for the block; inside a value they are value text."""
     # What may follow ``call_close`` when it ends a value (lenient: ``</parameter>`` missing); empty: anything.
     call_next: tuple[str, ...] = ()
+    # A call written without its block's wrapper (Qwen3-Coder's bare ``<function=``): ``call_close`` at a line
+    # start ends a value whose closer is missing whatever follows (no wrapper closer can follow it).
+    bare_close: bool = False
+    cdata: bool = False  # values may hold ``<![CDATA[...]]>``: the inner text is value text, markers included
     tables: dict[str, MarkerTable] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def body_table(self) -> MarkerTable:
@@ -65,7 +72,7 @@ class TagSyntax:
     def plain_values(self) -> bool:
         """Every marker of the value scope starts with ``</`` or ``<p`` (what ``_PLAIN_VALUE`` assumes)."""
         markers = [self.param_open, self.call_close, self.param_close or "</"]
-        return all(m.startswith(("</", "<p")) for m in markers)
+        return not self.cdata and all(m.startswith(("</", "<p")) for m in markers)
 
     def value_table(self, close: str) -> MarkerTable:
         t = self.tables.get(close)
@@ -74,6 +81,8 @@ class TagSyntax:
             if self.lenient:
                 markers[self.param_open] = []
                 markers[self.call_close] = []
+            if self.cdata:
+                markers[CDATA_OPEN] = []
             t = self.tables[close] = MarkerTable(markers)
         return t
 
@@ -96,7 +105,7 @@ class ValueWriter:
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
-        "verbatim", "python",
+        "verbatim", "python", "nl_end",
     )  # fmt: skip
 
     def __init__(
@@ -129,10 +138,13 @@ class ValueWriter:
         self.held_nl = False
         self.verbatim = verbatim
         self.parts: list[str] = []
+        self.nl_end = False  # the text written so far ends with a newline (the fast paths never take one)
         prefix = ("{" if first_key else ", ") + json.dumps(key, ensure_ascii=False) + ": "
         eng.args(prefix + ('"' if self.stream else ""))
 
     def write(self, text: str) -> None:
+        if text:
+            self.nl_end = text[-1] == "\n"
         if self.escaped:
             text = self.held_bs + text
             run = len(text) - len(text.rstrip("\\"))
@@ -190,10 +202,11 @@ class ValueWriter:
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
+        self.cdata = False  # inside a CDATA section of a value: only ``]]>`` ends it
         self.value: ValueWriter | None = None
         self.close = ""
         self.nparams = 0
@@ -203,15 +216,17 @@ class TagCallState(State):
         value = self.value
         if self.escaped or value is None or not value.stream or value.trim or value.first or value.held_nl:
             return None
+        if value.nl_end:  # a line start a closer after it may need (lenient closers): the states decide
+            return None
         if not self.syn.plain_values():
             return None  # a value-scope marker _PLAIN_VALUE does not stop at (K3's ``<|close|>``)
         return _PLAIN_VALUE, True
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         value = self.value
-        if self.escaped or value is None or not value.stream:
+        if self.escaped or value is None or not value.stream or self.cdata:
             return None
-        if value.first or value.held_nl or value.held_ws or text[-1] == "\n":
+        if value.first or value.held_nl or value.nl_end or value.held_ws or text[-1] == "\n":
             return None
         if value.trim and text[-1].isspace():  # trailing whitespace waits to see if text follows it
             return None
@@ -224,6 +239,8 @@ class TagCallState(State):
         syn = self.syn
         buf = eng.buf
         pos = eng.pos
+        if self.cdata:
+            return self._cdata(eng, final)
         if self.value is not None:
             found = syn.value_table(self.close).markers.search(buf, pos)
             if found is None or found[2] is None:
@@ -234,7 +251,12 @@ class TagCallState(State):
                 eng.pos = end
                 return False
             s, e, tok = found
-            ends = self._ends_value(buf, tok, s, e, final)
+            if tok == CDATA_OPEN:
+                self.value.write(buf[pos:s])
+                self.cdata = True
+                eng.pos = e
+                return True
+            ends = self._ends_value(buf, tok, s, e, final, pos)
             if not ends:
                 if ends is None:  # what follows the closer decides: hold from it (bounded look-ahead)
                     self.value.write(buf[pos:s])
@@ -296,7 +318,34 @@ class TagCallState(State):
         eng.pos = m.end()
         return True
 
-    def _ends_value(self, buf: str, tok: str | None, s: int, e: int, final: bool) -> bool | None:
+    def _cdata(self, eng: Engine, final: bool) -> bool:
+        """Inside ``<![CDATA[``: text up to ``]]>`` is value text; a possible start of ``]]>`` at the end of
+        the buffer is held (two characters at most)."""
+        buf, pos = eng.buf, eng.pos
+        value = self.value
+        assert value is not None
+        idx = buf.find(CDATA_CLOSE, pos)
+        if idx < 0:
+            end = len(buf) if final else len(buf) - (2 if buf.endswith("]]") else 1 if buf.endswith("]") else 0)
+            end = max(end, pos)
+            value.write(buf[pos:end])
+            eng.pos = end
+            return False
+        value.write(buf[pos:idx])
+        eng.pos = idx + len(CDATA_CLOSE)
+        self.cdata = False
+        return True
+
+    def _after_newline(self, buf: str, s: int, pos: int) -> bool:
+        """The value text before the marker at ``s`` ends with a newline. Text consumed before ``pos`` may have
+        gone through the engine's argument fast path, which keeps no context, so the value remembers it
+        (the fast paths never take text ending in a newline, nor text after one)."""
+        if s > pos:
+            return buf[s - 1] == "\n"
+        value = self.value
+        return value is not None and value.nl_end
+
+    def _ends_value(self, buf: str, tok: str | None, s: int, e: int, final: bool, pos: int) -> bool | None:
         """A closer ends the value only where the structure can end: the template writes the next parameter
         or the call's closer after ``</parameter>`` (and the section's closer or another call after the
         call's closer); anything else means the model wrote the marker inside the value (markers inside
@@ -305,9 +354,11 @@ class TagCallState(State):
         if self.escaped:
             return True
         if tok == syn.param_open:  # lenient: a missing closer; the template starts parameters on a new line
-            return s == 0 or buf[s - 1] == "\n"
+            return self._after_newline(buf, s, pos)
         if tok == self.close:
             nexts: tuple[str, ...] = (syn.param_open, syn.call_close, *syn.outer_close, *syn.markup)
+        elif syn.bare_close and self._after_newline(buf, s, pos):
+            return True
         elif syn.call_next:
             nexts = syn.call_next
         else:
