@@ -354,6 +354,7 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
                 if m is not None and m not in w.wrappers:
                     w.wrappers.append(m)
         w.dropped.extend(t for t in decl.control_tokens if t not in w.dropped)
+        w.separators.extend(t for t in decl.text_separators if t not in w.separators)
 
     delimiters, example = describe_markup(decl)
     return FormatSpec(

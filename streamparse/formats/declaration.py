@@ -23,12 +23,11 @@ from typing import Any, ClassVar, TypeAlias, Union, get_args
 
 from .declaration_base import (
     NAME_RE,
+    SEP_BLANKS,
     Escapes,
     IdPosition,
-    Others,
     Part,
-    Strings,
-    Whitespace,
+    Values,
     build,
     check_bool,
     check_choice,
@@ -57,30 +56,6 @@ __all__ = [
     "load",
     "dump",
 ]
-
-
-@dataclass(frozen=True)
-class Values(Part):
-    """How the template writes an argument value, and so how it is read back (the inverse).
-
-    ``strings``: ``"raw"`` (the text itself) or ``"json"`` (quoted, ``tojson``); ``others`` (numbers,
-    booleans, null, arrays, objects): ``"json"`` or ``"raw"`` (the template's ``{{ value }}``); raw values
-    are typed by the tool's schema (text-value rule) and by the type/string attribute when declared.
-    ``whitespace``: what surrounds the value and is not part of it: ``"verbatim"`` (nothing),
-    ``"one_newline"`` (one newline per side, as Qwen3-Coder writes ``>\\nVALUE\\n<``), ``"strip"`` (all
-    surrounding whitespace, for models that indent values).
-    """
-
-    strings: Strings = "raw"
-    others: Others = "json"
-    whitespace: Whitespace = "one_newline"
-
-    kind: ClassVar[str] = ""
-
-    def check(self, path: str) -> None:
-        check_choice(path + "strings", self.strings, get_args(Strings))
-        check_choice(path + "others", self.others, get_args(Others))
-        check_choice(path + "whitespace", self.whitespace, get_args(Whitespace))
 
 
 @dataclass(frozen=True)
@@ -358,7 +333,10 @@ class Wrapper(Part):
 class Declaration(Part):
     """A whole format. ``name``: ``[a-z][a-z0-9_]*``, the name ``formats=[...]`` uses. ``auto``: active
     under ``formats="auto"`` once registered (off by default: an opener the catalog does not know might
-    occur in other models' prose). ``example``: one output with a call (``streamparse formats``, tests)."""
+    occur in other models' prose). ``example``: one output with a call (``streamparse formats``, tests).
+    ``text_separators``: text the template writes around its own markers beyond whitespace (a phrase, a
+    blank that is not ASCII whitespace); removed where separator whitespace is (at the start of the output,
+    right after markup, right before markup or the end of the output, exact output), content elsewhere."""
 
     name: str
     call: Call
@@ -366,6 +344,7 @@ class Declaration(Part):
     reasoning: tuple[Reasoning, ...] = ()
     content: Wrapper | None = None
     control_tokens: tuple[str, ...] = ()
+    text_separators: tuple[str, ...] = ()
     models: str = ""
     example: str = ""
     notes: str = ""
@@ -403,6 +382,12 @@ class Declaration(Part):
             raise fail("control_tokens", "must be a list")
         for i, t in enumerate(self.control_tokens):
             check_marker(f"control_tokens[{i}]", t)
+        if not isinstance(self.text_separators, tuple):
+            raise fail("text_separators", "must be a list")
+        for i, t in enumerate(self.text_separators):
+            check_text(f"text_separators[{i}]", t)
+            if not t or len(t) > 128 or not t.strip(SEP_BLANKS):
+                raise fail(f"text_separators[{i}]", f"must be 1 to 128 characters, not only whitespace, got {t!r}")
         for label in ("models", "example", "notes"):
             check_text(label, getattr(self, label))
         check_bool("auto", self.auto)
@@ -436,6 +421,7 @@ class Declaration(Part):
                 if m is not None:
                     out.append((f"content.{label}", m))
         out.extend((f"control_tokens[{i}]", t) for i, t in enumerate(self.control_tokens))
+        out.extend((f"text_separators[{i}]", t) for i, t in enumerate(self.text_separators))
         return out
 
     @classmethod
