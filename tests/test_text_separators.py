@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ from invariants import byte_pieces, random_pieces
 from streamparse import StreamParser, formats
 from streamparse.events import Event, ParseResult, merge_events
 from streamparse.formats import Call, Declaration, JsonName, Reasoning
+from streamparse.states.separators import SeparatorsOption
 
 CALL = '<<call>>{"name": "f", "arguments": {"x": 1}}<</call>>'
 DECL = Declaration(
@@ -33,19 +35,20 @@ def _registered() -> Iterator[None]:
     formats.unregister(DECL.name)
 
 
-def events(text: str, pieces: list[str] | None = None, **options: object) -> list[Event]:
-    parser = StreamParser(formats=[DECL.name], **options)  # type: ignore[arg-type]
+def events(text: str, pieces: list[Any] | None = None, separators: SeparatorsOption = "drop") -> list[Event]:
+    parser = StreamParser(formats=[DECL.name], separators=separators)
     out: list[Event] = []
     for piece in pieces if pieces is not None else [text]:
         out.extend(parser.feed(piece))
     return out + parser.close()
 
 
-def parsed(text: str, **options: object) -> ParseResult:
+def parsed(text: str, separators: SeparatorsOption = "drop") -> ParseResult:
     """The whole parse, checked to be the same per character, per byte and in random pieces."""
-    whole = events(text, **options)
-    for chunks in (list(text), byte_pieces(text), *(random_pieces(text, seed) for seed in range(4))):
-        assert merge_events(events(text, chunks, **options)) == merge_events(whole), chunks
+    whole = events(text, separators=separators)
+    chunkings: list[list[Any]] = [list(text), byte_pieces(text), *(random_pieces(text, seed) for seed in range(4))]
+    for chunks in chunkings:
+        assert merge_events(events(text, chunks, separators)) == merge_events(whole), chunks
     return ParseResult.from_events(whole)
 
 
