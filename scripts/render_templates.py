@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime
 import json
 import re
 import sys
@@ -428,6 +429,8 @@ MODELS: list[Model] = [
         for mode in ("", "enabled", "disabled")
     ),
     Model("muse-glimmer.jinja", "muse/muse-glimmer", ("<|eot|>",), reasoning=True),
+    # vLLM's tool template for Hunyuan-A13B (examples/): the model's own repository ships none with tools.
+    Model("vllm-tool_chat_template_hunyuan_a13b.jinja", "tencent/Hunyuan-A13B-Instruct", ("<|eos|>",)),
 ]
 
 
@@ -453,8 +456,9 @@ def call_id(style: str, name: str, index: int) -> str:
 
 
 # Fixed dates so that the fixtures do not change with the day they are rendered on.
+FIXED_DAY = datetime.datetime(2024, 7, 26, 12, 0, 0)
 FIXED_GLOBALS: dict[str, Any] = {
-    "strftime_now": lambda fmt: "26 Jul 2024",
+    "strftime_now": lambda fmt: FIXED_DAY.strftime(fmt),  # "%d %b %Y": "26 Jul 2024" (Llama 3.x)
     "datetime": "2024-07-26",  # firefunction-v2 prints it
 }
 
