@@ -101,7 +101,6 @@ def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
         verbatim=args.values.whitespace == "verbatim",
         key_escapes=args.attribute_escapes == "xml",
         json_values=args.values.strings == "json",
-        cdata=args.values.cdata,
     )
 
 

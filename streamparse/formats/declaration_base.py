@@ -165,15 +165,12 @@ class Values(Part):
     are typed by the tool's schema (text-value rule) and by the type/string attribute when declared.
     ``whitespace``: what surrounds the value and is not part of it: ``"verbatim"`` (nothing),
     ``"one_newline"`` (one newline per side, as Qwen3-Coder writes ``>\\nVALUE\\n<``), ``"strip"`` (all
-    surrounding whitespace, for models that indent values). ``cdata``: a value may be wrapped in
-    ``<![CDATA[...]]>`` (MiniCPM5 wraps text holding ``<``, ``&`` or a newline); the wrapper is removed and
-    its content is the value, every character of it.
+    surrounding whitespace, for models that indent values).
     """
 
     strings: Strings = "raw"
     others: Others = "json"
     whitespace: Whitespace = "one_newline"
-    cdata: bool = False
 
     kind: ClassVar[str] = ""
 
@@ -181,4 +178,3 @@ class Values(Part):
         check_choice(path + "strings", self.strings, get_args(Strings))
         check_choice(path + "others", self.others, get_args(Others))
         check_choice(path + "whitespace", self.whitespace, get_args(Whitespace))
-        check_bool(path + "cdata", self.cdata)

@@ -169,17 +169,14 @@ LONGCAT = Declaration(
 )
 
 # MiniCPM5: <function name="NAME"><param name="K">V</param></function>; the template writes each value with
-# Jinja's `~` (Python's str: True, {'a': 1}), read back by the schema; values are trimmed, and text holding
-# <, & or a newline is wrapped in <![CDATA[...]]> (its content is the value, verbatim).
+# Jinja's `~` (Python's str: True, {'a': 1}), read back by the schema; values are trimmed.
 MINICPM5 = Declaration(
     "minicpm5",
     Call(
         "<function",
         "</function>",
         HeaderName(">", attribute="name"),
-        TaggedArgs(
-            "<param", ">", "</param>", key_attribute="name", values=Values(others="raw", whitespace="strip", cdata=True)
-        ),
+        TaggedArgs("<param", ">", "</param>", key_attribute="name", values=Values(others="raw", whitespace="strip")),
     ),
     models="MiniCPM5 (OpenBMB)",
     notes="a plain <function> element: active where named (presets), not in auto",

@@ -46,7 +46,6 @@ class TagSyntax:
     verbatim: bool = False  # values keep every character between the markers (no newline is dropped)
     key_escapes: bool = False  # keys (attribute values) are XML-escaped: ``&quot;`` -> ``"``
     json_values: bool = False  # every value is written as JSON (strings quoted): read as JSON
-    cdata: bool = False  # a value may be wrapped in <![CDATA[...]]> (MiniCPM5): the wrapper is removed
     outer_close: tuple[str, ...] = ()
     """Closers of the enclosing block that also end the call between parameters (``</parameter></tool_call>``:
     the model left ``</function>`` out) and are left for the block; inside a value they are value text."""
@@ -84,11 +83,6 @@ _UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 
 _ESCAPED_SPACE = " \t\r\n\\nrt"
 
-_CD_OPEN, _CD_CLOSE = "<![CDATA[", "]]>"
-# Where a value is relative to a CDATA wrapper ): not wrapped (or not declared), at the
-# start (undecided), inside, after the closer.
-_CD_NONE, _CD_START, _CD_IN, _CD_AFTER = "none", "start", "in", "after"
-
 
 def _unescape(m: re.Match[str]) -> str:
     return _UNESCAPED[m.group(1)]
@@ -101,7 +95,7 @@ class ValueWriter:
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
-        "verbatim", "cdata", "held_cd",
+        "verbatim",
     )  # fmt: skip
 
     def __init__(
@@ -113,11 +107,8 @@ class ValueWriter:
         trim: bool = False,
         escaped: bool = False,
         verbatim: bool = False,
-        cdata: bool = False,
     ) -> None:
         self.eng = eng
-        self.cdata = _CD_START if cdata else _CD_NONE  # where the value is relative to a CDATA wrapper
-        self.held_cd = ""  # text that may still be (part of) the wrapper's opener or closer
         self.trim = trim
         self.held_ws = ""
         self.escaped = escaped  # the whole call was JSON-escaped once (GLM-4.6): values are unescaped
@@ -146,8 +137,6 @@ class ValueWriter:
             if run % 2:
                 text = text[:-1]
             text = _ESCAPE.sub(_unescape, text)
-        if self.cdata != _CD_NONE:
-            text = self._unwrap(text)
         if not text:
             return
         if self.trim:
@@ -176,46 +165,7 @@ class ValueWriter:
         elif not (self.eng.call is not None and self.eng.call.closed):  # too_large: buffer nothing more
             self.parts.append(text)
 
-    def _unwrap(self, text: str) -> str:
-        """The value without its CDATA wrapper: the opener (after blanks) is dropped and the content kept
-        verbatim up to ``]]>``; blanks after the closer are the template's. Holds at most the opener's
-        length at the start and two characters inside (a closer may be arriving)."""
-        text = self.held_cd + text
-        self.held_cd = ""
-        if self.cdata == _CD_START:
-            body = text.lstrip()
-            if len(body) < len(_CD_OPEN) and _CD_OPEN.startswith(body):
-                self.held_cd = text  # undecided: the wrapper may be arriving
-                return ""
-            if not body.startswith(_CD_OPEN):
-                self.cdata = _CD_NONE
-                return text
-            self.cdata = _CD_IN  # every character of the content is the value's
-            self.first = self.trim = self.held_nl = False
-            self.verbatim = True
-            self.held_ws = ""
-            text = body[len(_CD_OPEN) :]
-        if self.cdata == _CD_IN:
-            k = text.find(_CD_CLOSE)
-            if k >= 0:
-                self.cdata = _CD_AFTER
-                rest = text[k + len(_CD_CLOSE) :]
-                return text[:k] + rest if rest.strip() else text[:k]
-            for n in (2, 1):
-                if text.endswith(_CD_CLOSE[:n]):
-                    self.held_cd = text[-n:]
-                    return text[:-n]
-            return text
-        return text if text.strip() else ""  # _CD_AFTER: blanks after the wrapper
-
-    def busy(self) -> bool:
-        """Text is held or rewritten on its way out (the fast paths step aside)."""
-        return self.cdata != _CD_NONE
-
     def finish(self) -> None:
-        if self.held_cd:  # what was held was text after all (a short value, a lone "]")
-            held, self.held_cd, self.cdata = self.held_cd, "", _CD_NONE
-            self.write(held)
         if self.held_bs:  # a lone backslash at the end of the value is itself
             self.escaped, self.held_bs = False, ""
             self.write("\\")
@@ -250,15 +200,13 @@ class TagCallState(State):
         value = self.value
         if self.escaped or value is None or not value.stream or value.trim or value.first or value.held_nl:
             return None
-        if value.busy():
-            return None
         if not self.syn.plain_values():
             return None  # a value-scope marker _PLAIN_VALUE does not stop at (K3's ``<|close|>``)
         return _PLAIN_VALUE, True
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         value = self.value
-        if self.escaped or value is None or not value.stream or value.busy():
+        if self.escaped or value is None or not value.stream:
             return None
         if value.first or value.held_nl or value.held_ws or text[-1] == "\n":
             return None
@@ -338,7 +286,7 @@ class TagCallState(State):
         if "type" in m.re.groupindex and m.group("type") is not None:
             raw_json = m.group("type") != "string"  # a declared type attribute: string is raw text, else JSON
         self.close = syn.param_close or f"</{key}>"
-        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim, syn.cdata)
+        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim)
         self.nparams += 1
         eng.pos = m.end()
         return True
