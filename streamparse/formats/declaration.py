@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar, TypeAlias, Union, get_args
 
 from .declaration_base import (
@@ -26,8 +25,10 @@ from .declaration_base import (
     SEP_BLANKS,
     Escapes,
     IdPosition,
+    Others,
     Part,
-    Values,
+    Strings,
+    Whitespace,
     build,
     check_bool,
     check_choice,
@@ -53,9 +54,31 @@ __all__ = [
     "IdSpec",
     "NameSpec",
     "ArgsSpec",
-    "load",
-    "dump",
 ]
+
+
+@dataclass(frozen=True)
+class Values(Part):
+    """How the template writes an argument value, and so how it is read back (the inverse).
+
+    ``strings``: ``"raw"`` (the text itself) or ``"json"`` (quoted, ``tojson``); ``others`` (numbers,
+    booleans, null, arrays, objects): ``"json"`` or ``"raw"`` (the template's ``{{ value }}``); raw values
+    are typed by the tool's schema (text-value rule) and by the type/string attribute when declared.
+    ``whitespace``: what surrounds the value and is not part of it: ``"verbatim"`` (nothing),
+    ``"one_newline"`` (one newline per side, as Qwen3-Coder writes ``>\\nVALUE\\n<``), ``"strip"`` (all
+    surrounding whitespace, for models that indent values).
+    """
+
+    strings: Strings = "raw"
+    others: Others = "json"
+    whitespace: Whitespace = "one_newline"
+
+    kind: ClassVar[str] = ""
+
+    def check(self, path: str) -> None:
+        check_choice(path + "strings", self.strings, get_args(Strings))
+        check_choice(path + "others", self.others, get_args(Others))
+        check_choice(path + "whitespace", self.whitespace, get_args(Whitespace))
 
 
 @dataclass(frozen=True)
@@ -453,30 +476,3 @@ _PARTS: dict[str, Any] = {
     "id": IdSpec,
     "reasoning": [Reasoning],
 }
-
-
-def load(source: Declaration | dict[str, Any] | str | Path) -> Declaration:
-    """A declaration from a dict, a JSON string, or a path to a JSON file (``ValueError`` if invalid)."""
-    if isinstance(source, Declaration):
-        return source
-    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith(("{", "["))):
-        try:
-            source = Path(source).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot read declaration {str(source)[:200]!r}: {exc}") from None
-    if isinstance(source, str):
-        try:
-            source = json.loads(source)
-        except ValueError as exc:
-            raise ValueError(f"declaration is not valid JSON: {exc}") from None
-    return Declaration.from_dict(source)
-
-
-def dump(decl: Declaration, path: str | Path | None = None, *, indent: int | None = 2) -> str:
-    """The declaration as JSON text (written to ``path`` too when given)."""
-    if not isinstance(decl, Declaration):
-        raise ValueError(f"dump() takes a Declaration, got {decl!r}")
-    text = decl.to_json(indent)
-    if path is not None:
-        Path(path).write_text(text + "\n", encoding="utf-8")
-    return text

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal
 
 NAME_RE = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 FIELD_RE = re.compile(r"[A-Za-z_][\w\-]{0,63}\Z")  # a JSON field or an XML attribute name
@@ -154,27 +153,3 @@ def build(cls: type, data: Any, path: str, parts: dict[str, Any]) -> Any:
         if path and not str(exc).startswith(path):
             raise ValueError(f"{path}{exc}") from None
         raise
-
-
-@dataclass(frozen=True)
-class Values(Part):
-    """How the template writes an argument value, and so how it is read back (the inverse).
-
-    ``strings``: ``"raw"`` (the text itself) or ``"json"`` (quoted, ``tojson``); ``others`` (numbers,
-    booleans, null, arrays, objects): ``"json"`` or ``"raw"`` (the template's ``{{ value }}``); raw values
-    are typed by the tool's schema (text-value rule) and by the type/string attribute when declared.
-    ``whitespace``: what surrounds the value and is not part of it: ``"verbatim"`` (nothing),
-    ``"one_newline"`` (one newline per side, as Qwen3-Coder writes ``>\\nVALUE\\n<``), ``"strip"`` (all
-    surrounding whitespace, for models that indent values).
-    """
-
-    strings: Strings = "raw"
-    others: Others = "json"
-    whitespace: Whitespace = "one_newline"
-
-    kind: ClassVar[str] = ""
-
-    def check(self, path: str) -> None:
-        check_choice(path + "strings", self.strings, get_args(Strings))
-        check_choice(path + "others", self.others, get_args(Others))
-        check_choice(path + "whitespace", self.whitespace, get_args(Whitespace))
