@@ -278,7 +278,8 @@ def section_handler(fmt: str, decl: Declaration) -> Handler:
         elif final:
             return cut_off(eng, s, fmt, final)
         eng.pos = e
-        eng.push(BlockState(table(), (fmt, close) if close else None, eng.next_index))
+        junk = (fmt, close) if close and not section.noise else None  # noise: stray text is not a broken call
+        eng.push(BlockState(table(), junk, eng.next_index, section.noise))
         return True
 
     return handler

@@ -294,13 +294,15 @@ class Call(Part):
 class Section(Part):
     """A wrapper around one or more calls. ``close`` None: the section ends at the end of the output or
     at the first text that is not a call. ``separators``: markup written between or around the calls
-    beyond whitespace (``,``; Step-3's per-call ``<｜tool_call_begin｜>function<｜tool_sep｜>`` framing),
-    removed. ``also_open``: other spellings of the opener."""
+    beyond whitespace (``,``; Step-3's per-call ``<｜tool_call_begin｜>`` framing), removed. ``also_open``:
+    other spellings of the opener. ``noise``: other text between the section's markers (Step-3's
+    ``function<｜tool_sep｜>NAME``) is dropped when the section's next marker follows within the look-ahead."""
 
     open: str
     close: str | None = None
     separators: tuple[str, ...] = ()
     also_open: tuple[str, ...] = ()
+    noise: bool = False
 
     kind: ClassVar[str] = ""
 
@@ -309,6 +311,7 @@ class Section(Part):
         check_marker(path + "close", self.close, optional=True)
         check_spellings(path + "separators", self.separators, self.open)
         check_spellings(path + "also_open", self.also_open, self.open)
+        check_bool(path + "noise", self.noise)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
 

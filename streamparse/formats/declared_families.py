@@ -182,7 +182,11 @@ MINICPM5 = Declaration(
     notes="a plain <function> element: active where named (presets), not in auto",
 )
 
-# Step-3: steptml invokes, each framed by DeepSeek-like tokens (fullwidth bars, no ▁) inside a section.
+# Step-3: steptml invokes, each framed by DeepSeek-like tokens (fullwidth bars, no ▁) inside a section:
+# <｜tool_call_begin｜>, optionally `function<｜tool_sep｜>NAME` (noise: the invoke names the tool), the invoke,
+# <｜tool_call_end｜>, and <｜tool_sep｜> between calls (vLLM's tests write all of these). Values sit inline
+# between the tags, so their whitespace is data (vLLM keeps it); non-string values are typed by the schema.
+_STEP3_FRAMING = ("<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>")
 STEP3 = Declaration(
     "step3",
     Call(
@@ -190,14 +194,15 @@ STEP3 = Declaration(
         "</steptml:invoke>",
         HeaderName(">", attribute="name"),
         TaggedArgs(
-            "<steptml:parameter", ">", "</steptml:parameter>", key_attribute="name", values=Values(whitespace="strip")
+            "<steptml:parameter",
+            ">",
+            "</steptml:parameter>",
+            key_attribute="name",
+            values=Values(whitespace="verbatim"),
         ),
     ),
-    section=Section(
-        "<｜tool_calls_begin｜>",
-        "<｜tool_calls_end｜>",
-        separators=("<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"),
-    ),
+    section=Section("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>", separators=_STEP3_FRAMING, noise=True),
+    control_tokens=_STEP3_FRAMING,  # a call read outside its section (models drop the wrapper) keeps no framing
     models="Step-3 (StepFun)",
     auto=True,
 )
