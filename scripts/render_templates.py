@@ -434,8 +434,11 @@ MODELS: list[Model] = [
         for mode in ("", "enabled", "disabled")
     ),
     Model("muse-glimmer.jinja", "muse/muse-glimmer", ("<|eot|>",), reasoning=True),
-    # vLLM's tool template for Hunyuan-A13B (examples/): the model's own repository ships none with tools.
+    # vLLM's tool templates (examples/) for families whose model repositories we could not read.
     Model("vllm-tool_chat_template_hunyuan_a13b.jinja", "tencent/Hunyuan-A13B-Instruct", ("<|eos|>",)),
+    Model("vllm-tool_chat_template_internlm2_tool.jinja", "internlm/internlm2_5-7b-chat", IM_END, args_as_string=True),
+    Model("vllm-tool_chat_template_minimax_m1.jinja", "MiniMaxAI/MiniMax-M1-80k", ("<end_of_sentence>",)),
+    Model("vllm-tool_chat_template_xlam_qwen.jinja", "Salesforce/xLAM-2-32b-fc-r", IM_END),
 ]
 
 
