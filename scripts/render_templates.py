@@ -167,8 +167,6 @@ class Model:
     """(scenario, why): scenarios whose rendering is a template artifact, not what the model emits."""
     not_auto: str = ""
     """Why ``formats="auto"`` cannot read this model's output (the prompt carries format markup)."""
-    drops_none: bool = False
-    """The template omits arguments whose value is None (MiniMax-M3: "omit the field entirely")."""
     tools_style: str = "openai"
     """``cohere``: the legacy ``parameter_definitions`` tool list Command R / R+ templates read; ``flat``: the
     function objects without the ``{"type": "function", "function": ...}`` wrapper (Apertus)."""
@@ -184,8 +182,8 @@ _CDATA = (
     "Values.cdata lands (branch fam2); render this case again then"
 )
 _M3_NESTED = (
-    "the template writes a nested object as XML elements whose leaves are bare text (3, true): with no schema for "
-    "the nested keys their JSON types are lost, so the text-value rule keeps them strings"
+    "the template drops None arguments and writes a nested object as XML elements whose leaves are bare text "
+    "(3, true): with no schema for the nested keys their JSON types are lost (the text-value rule keeps strings)"
 )
 _HY3_PLAIN = "the tokenizer writes <tool_calls>/<tool_call> without a suffix, other families' openers: the preset"
 MODELS: list[Model] = [
@@ -428,7 +426,6 @@ MODELS: list[Model] = [
             kwargs={"thinking_mode": mode} if mode else {},
             reasoning=mode != "disabled",
             variant=f"thinking_{mode}" if mode else "",
-            drops_none=True,
             skip=(("nested_escapes", _M3_NESTED),),
         )
         for mode in ("", "enabled", "disabled")
@@ -449,10 +446,6 @@ def template_sources(folder: Path) -> dict[str, dict[str, str]]:
         return {}
     with path.open(encoding="utf-8", newline="") as f:
         return {row["file"]: {k: v for k, v in row.items() if k != "file"} for row in csv.DictReader(f, delimiter="\t")}
-
-
-def expected_arguments(args: dict[str, Any], model: Model) -> dict[str, Any]:
-    return {k: v for k, v in args.items() if v is not None} if model.drops_none else args
 
 
 def call_id(style: str, name: str, index: int) -> str:
@@ -676,7 +669,7 @@ def main(argv: list[str] | None = None) -> int:
                     **({"not_auto": model.not_auto} if model.not_auto else {}),
                     "generated": text,
                     "expected": {
-                        "calls": [{"name": n, "arguments": expected_arguments(a, model)} for n, a in scenario.calls],
+                        "calls": [{"name": n, "arguments": a} for n, a in scenario.calls],
                         "text": "" if model.content_with_calls == "reasoning" else scenario.content,
                         "reasoning": scenario.reasoning
                         or (scenario.content if model.content_with_calls == "reasoning" else ""),
