@@ -64,8 +64,8 @@ def text_separators(tokens: tuple[str, ...]) -> Handler:
             if any(t.startswith(buf[j:]) for t in longest_first):
                 return False if final else None  # the rest may still complete a separator
             break
-        found = table.markers.search(buf, j)
-        if found is None or found[0] != j:
+        found = table.markers.match(buf, j)  # anchored: never a scan of the rest of the buffer
+        if found is None:
             return False  # text follows: the separator is content
         if found[2] is None:
             return False if final else None  # a marker may begin here: wait for it
