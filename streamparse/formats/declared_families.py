@@ -160,6 +160,24 @@ SOLAR_OPEN = Declaration(
     auto=True,
 )
 
+# Solar Open 2: one call per <|tool_call:start|>NAME\n block, one <|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>
+# per argument (values verbatim, typed by the schema), reasoning in <|think:start|>...<|think:end|> (vLLM's
+# solar_open2 parser and its tests; no chat template of the model could be read).
+SOLAR_OPEN2 = Declaration(
+    "solar_open2",
+    Call(
+        "<|tool_call:start|>",
+        "<|tool_call:end|>",
+        HeaderName("\n"),
+        TaggedArgs(
+            "<|tool_arg:start|>", "<|tool_arg:value|>", "<|tool_arg:end|>", values=Values(whitespace="verbatim")
+        ),
+    ),
+    reasoning=(Reasoning("<|think:start|>", "<|think:end|>"),),
+    models="Solar Open 2 (Upstage)",
+    auto=True,
+)
+
 # LongCat-Flash: hermes-style JSON objects in their own tags.
 LONGCAT = Declaration(
     "longcat",
@@ -215,6 +233,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
     HY3,
     HY3_PLAIN,
     SOLAR_OPEN,
+    SOLAR_OPEN2,
     LONGCAT,
     MINICPM5,
     STEP3,
