@@ -161,8 +161,10 @@ SOLAR_OPEN = Declaration(
 )
 
 # Solar Open 2: one call per <|tool_call:start|>NAME\n block, one <|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>
-# per argument (values verbatim, typed by the schema), reasoning in <|think:start|>...<|think:end|> (vLLM's
-# solar_open2 parser and its tests; no chat template of the model could be read).
+# per argument (values verbatim, typed by the schema), reasoning in <|think:start|>...<|think:end|>, the turn
+# ended by <|im:end|> (vLLM's solar_open2 parser and its tests; no chat template of the model could be read).
+# The template opens the think block for reasoning effort medium / high and pre-closes it otherwise: told
+# nothing, the output starts as text and the orphan <|think:end|> moves what came before it to reasoning.
 SOLAR_OPEN2 = Declaration(
     "solar_open2",
     Call(
@@ -173,7 +175,8 @@ SOLAR_OPEN2 = Declaration(
             "<|tool_arg:start|>", "<|tool_arg:value|>", "<|tool_arg:end|>", values=Values(whitespace="verbatim")
         ),
     ),
-    reasoning=(Reasoning("<|think:start|>", "<|think:end|>"),),
+    reasoning=(Reasoning("<|think:start|>", "<|think:end|>", primed=True),),
+    control_tokens=("<|im:end|>",),
     models="Solar Open 2 (Upstage)",
     auto=True,
 )
