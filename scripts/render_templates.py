@@ -9,8 +9,10 @@ the templates are read, never copied. A model whose template ``DIR`` lacks keeps
 every template listed in :data:`MODELS` and every scenario in :data:`SCENARIOS` the script renders the
 conversation twice, once ending with the generation prompt and once with the assistant turn, and keeps the
 difference: the text the model generates after the prompt, minus the end-of-turn token (servers strip it). The
-fixture records that text with the calls, visible text and reasoning it must parse to. A scenario the template
-cannot express (no reasoning slot, a template that rejects the turn) is skipped and listed on stderr.
+fixture records that text with the calls, visible text and reasoning it must parse to, and where the template came
+from (``template``: the row of ``DIR/SOURCES.tsv`` naming its repository, path and commit, when ``DIR`` has
+one). A scenario the template cannot express (no reasoning slot, a template that rejects the turn) is skipped and
+listed on stderr.
 
 Rendering is the library's (``streamparse.derive.render.Renderer``), which follows ``transformers``'
 ``apply_chat_template``: a sandboxed environment with ``trim_blocks`` and ``lstrip_blocks``, ``loopcontrols``,
@@ -21,6 +23,8 @@ fixtures), bounded in time and output.
 from __future__ import annotations
 
 import argparse
+import csv
+import datetime
 import json
 import re
 import sys
@@ -172,6 +176,11 @@ class Model:
 # Not here: the SmolLM3, Granite 3.3, LFM2-8B and R1-Distill-Llama templates in that folder never render an
 # assistant's tool_calls.
 IM_END = ("<|im_end|>",)
+_MINICPM5 = "a plain <function name=...> element, which prose may hold: only the preset reads it"
+_M3_NESTED = (
+    "the template drops None arguments and writes a nested object as XML elements whose leaves are bare text "
+    "(3, true): with no schema for the nested keys their JSON types are lost (the text-value rule keeps strings)"
+)
 _HY3_PLAIN = "the tokenizer writes <tool_calls>/<tool_call> without a suffix, other families' openers: the preset"
 MODELS: list[Model] = [
     Model("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "NousResearch/Hermes-2-Pro-Llama-3-8B", IM_END),
@@ -371,7 +380,67 @@ MODELS: list[Model] = [
         variant="reasoning_high",
         not_auto=_HY3_PLAIN,
     ),
+    Model(
+        "GigaChat3.1-10B-A1.8B.jinja",
+        "ai-sage/GigaChat3.1-10B-A1.8B",
+        ("</s>",),
+        not_auto="a 'function call' role header opens the call: only the preset reads it",
+    ),
+    Model("tencent-Hy3.jinja", "tencent/Hy3", ("<｜hy_eos:opensource｜>",)),
+    Model(
+        "tencent-Hy3.jinja",
+        "tencent/Hy3",
+        ("<｜hy_eos:opensource｜>",),
+        kwargs={"reasoning_effort": "high"},
+        reasoning=True,
+        variant="reasoning_high",
+    ),
+    Model(
+        "upstage-Solar-Open-100B.jinja",
+        "upstage/Solar-Open-100B",
+        ("<|calls|>",),  # <|end|> also closes the reasoning: the turn ends at <|calls|>
+        reasoning=True,
+    ),
+    *(
+        Model(
+            "openbmb-MiniCPM5-1B.jinja",
+            "openbmb/MiniCPM5-1B",
+            IM_END,
+            kwargs={"enable_thinking": True} if thinking else {},
+            reasoning=thinking,
+            variant="thinking" if thinking else "",
+            not_auto=_MINICPM5,
+        )
+        for thinking in (False, True)
+    ),
+    *(
+        Model(
+            "MiniMax-M3.jinja",
+            "MiniMaxAI/MiniMax-M3",
+            ("[e~[",),
+            kwargs={"thinking_mode": mode} if mode else {},
+            reasoning=mode != "disabled",
+            variant=f"thinking_{mode}" if mode else "",
+            skip=(("nested_escapes", _M3_NESTED),),
+        )
+        for mode in ("", "enabled", "disabled")
+    ),
+    Model("muse-glimmer.jinja", "muse/muse-glimmer", ("<|eot|>",), reasoning=True),
+    # vLLM's tool templates (examples/) for families whose model repositories we could not read.
+    Model("vllm-tool_chat_template_hunyuan_a13b.jinja", "tencent/Hunyuan-A13B-Instruct", ("<|eos|>",)),
+    Model("vllm-tool_chat_template_internlm2_tool.jinja", "internlm/internlm2_5-7b-chat", IM_END, args_as_string=True),
+    Model("vllm-tool_chat_template_minimax_m1.jinja", "MiniMaxAI/MiniMax-M1-80k", ("<end_of_sentence>",)),
+    Model("vllm-tool_chat_template_xlam_qwen.jinja", "Salesforce/xLAM-2-32b-fc-r", IM_END),
 ]
+
+
+def template_sources(folder: Path) -> dict[str, dict[str, str]]:
+    """``SOURCES.tsv`` of the templates folder (file, repo, path, commit), by file name."""
+    path = folder / "SOURCES.tsv"
+    if not path.exists():
+        return {}
+    with path.open(encoding="utf-8", newline="") as f:
+        return {row["file"]: {k: v for k, v in row.items() if k != "file"} for row in csv.DictReader(f, delimiter="\t")}
 
 
 def call_id(style: str, name: str, index: int) -> str:
@@ -383,8 +452,9 @@ def call_id(style: str, name: str, index: int) -> str:
 
 
 # Fixed dates so that the fixtures do not change with the day they are rendered on.
+FIXED_DAY = datetime.datetime(2024, 7, 26, 12, 0, 0)
 FIXED_GLOBALS: dict[str, Any] = {
-    "strftime_now": lambda fmt: "26 Jul 2024",
+    "strftime_now": lambda fmt: FIXED_DAY.strftime(fmt),  # "%d %b %Y": "26 Jul 2024" (Llama 3.x)
     "datetime": "2024-07-26",  # firefunction-v2 prints it
 }
 
@@ -543,6 +613,7 @@ def main(argv: list[str] | None = None) -> int:
     cases: list[dict[str, Any]] = []
     only = [re.compile(p) for p in args.only]
     earlier = json.loads(args.out.read_text(encoding="utf-8"))["cases"] if args.out.exists() else []
+    origins = template_sources(args.templates)
     for model in MODELS:
         if only and not any(p.search(model.model_id) for p in only):
             continue
@@ -585,6 +656,11 @@ def main(argv: list[str] | None = None) -> int:
                     "preset": preset_name(model),
                     "scenario": scenario.id,
                     "primed_reasoning": primed,
+                    **(
+                        {"template": {"file": model.template, **origins[model.template]}}
+                        if model.template in origins
+                        else {}
+                    ),
                     **({"not_auto": model.not_auto} if model.not_auto else {}),
                     "generated": text,
                     "expected": {

@@ -16,7 +16,7 @@ from .formats import unmarked
 from .formats.base import DeclaredReasoning, Wiring
 from .formats.openers import unparsed_block
 from .formats.pyish import pythonic_after_prose
-from .states.declared_text import open_declared_reasoning
+from .states.declared_text import open_declared_reasoning, text_separators
 from .states.gates import FALLBACK_MODES, START_FALLBACK
 from .states.separators import SEPARATORS, Separators, SeparatorsOption
 from .states.start import StartState, intent_handlers
@@ -85,9 +85,12 @@ class Tables:
         # Reasoning scopes: the closer, control tokens, and (promote) the call openers.
         self.reasoning: dict[str, MarkerTable] = {}
         declared = [r for r in w.reasoning if r.open not in REASONING]  # the built-in table wins
+        separator = text_separators(tuple(w.separators))
         closers = set(REASONING.values()) | {r.close for r in declared if r.open is not None}
         for closer in closers:
             handlers: dict[str, list[Handler]] = {t: [drop] for t in (*CONTROL_TOKENS, *w.dropped)}
+            for t in w.separators:
+                handlers.setdefault(t, []).append(separator)
             for t in REASONING_DROPPED:
                 handlers[t] = [drop]
             if promote:
@@ -160,6 +163,10 @@ def _declared_scopes(
     for m in (*w.wrappers, *w.dropped):
         text.setdefault(m, []).append(drop)
         primed.setdefault(m, []).append(drop)
+    if w.separators:
+        separator = text_separators(tuple(w.separators))
+        for m in w.separators:
+            text.setdefault(m, []).append(separator)
 
 
 def _unnamed_start_handlers(active: tuple[str, ...]) -> tuple[Handler, ...]:

@@ -220,6 +220,7 @@ RULES: tuple[Rule, ...] = (
     Rule(r"apertus", "apertus", ("apertus",)),
     Rule(r"(?<![a-z])hy-?3|hunyuan-?3", "hy3", ("hy3", "hy3_plain"),
          note="tokens with or without the ':opensource' suffix; reasoning effort decides whether the prompt thinks"),
+    Rule(r"solar-?open-?2", "solar-open2", ("solar_open2",)),
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),

@@ -28,9 +28,8 @@ from .declaration import (
     TaggedArgs,
     Values,
     Wrapper,
-    dump,
-    load,
 )
+from .declaration_io import dump, load
 from .declared import BODY_KINDS, BodyKind, declare
 
 __all__ = [

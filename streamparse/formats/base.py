@@ -40,6 +40,7 @@ class Wiring:
     reasoning: list[DeclaredReasoning] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # control tokens: removed in text and reasoning
     wrappers: list[str] = field(default_factory=list)  # content wrappers: removed in text; end primed reasoning
+    separators: list[str] = field(default_factory=list)  # text separators: removed where whitespace would be
 
     def on(self, marker: str, handler: Handler) -> None:
         self.markers.setdefault(marker, []).append(handler)

@@ -294,7 +294,8 @@ def section_handler(fmt: str, decl: Declaration) -> Handler:
         elif final:
             return cut_off(eng, s, fmt, final)
         eng.pos = e
-        eng.push(BlockState(table(), (fmt, close) if close else None, eng.next_index))
+        junk = (fmt, close) if close and not section.noise else None  # noise: stray text is not a broken call
+        eng.push(BlockState(table(), junk, eng.next_index, section.noise))
         return True
 
     return handler
@@ -370,6 +371,7 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
                 if m is not None and m not in w.wrappers:
                     w.wrappers.append(m)
         w.dropped.extend(t for t in decl.control_tokens if t not in w.dropped)
+        w.separators.extend(t for t in decl.text_separators if t not in w.separators)
 
     delimiters, example = describe_markup(decl)
     return FormatSpec(

@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar, TypeAlias, Union, get_args
 
 from .declaration_base import (
     NAME_RE,
+    SEP_BLANKS,
     Escapes,
     IdPosition,
     Others,
@@ -54,8 +54,6 @@ __all__ = [
     "IdSpec",
     "NameSpec",
     "ArgsSpec",
-    "load",
-    "dump",
 ]
 
 
@@ -303,13 +301,15 @@ class Call(Part):
 class Section(Part):
     """A wrapper around one or more calls. ``close`` None: the section ends at the end of the output or
     at the first text that is not a call. ``separators``: markup written between or around the calls
-    beyond whitespace (``,``; Step-3's per-call ``<｜tool_call_begin｜>function<｜tool_sep｜>`` framing),
-    removed. ``also_open``: other spellings of the opener."""
+    beyond whitespace (``,``; Step-3's per-call ``<｜tool_call_begin｜>`` framing), removed. ``also_open``:
+    other spellings of the opener. ``noise``: other text between the section's markers (Step-3's
+    ``function<｜tool_sep｜>NAME``) is dropped when the section's next marker follows within the look-ahead."""
 
     open: str
     close: str | None = None
     separators: tuple[str, ...] = ()
     also_open: tuple[str, ...] = ()
+    noise: bool = False
 
     kind: ClassVar[str] = ""
 
@@ -318,6 +318,7 @@ class Section(Part):
         check_marker(path + "close", self.close, optional=True)
         check_spellings(path + "separators", self.separators, self.open)
         check_spellings(path + "also_open", self.also_open, self.open)
+        check_bool(path + "noise", self.noise)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
 
@@ -365,7 +366,10 @@ class Wrapper(Part):
 class Declaration(Part):
     """A whole format. ``name``: ``[a-z][a-z0-9_]*``, the name ``formats=[...]`` uses. ``auto``: active
     under ``formats="auto"`` once registered (off by default: an opener the catalog does not know might
-    occur in other models' prose). ``example``: one output with a call (``streamparse formats``, tests)."""
+    occur in other models' prose). ``example``: one output with a call (``streamparse formats``, tests).
+    ``text_separators``: text the template writes around its own markers beyond whitespace (a phrase, a
+    blank that is not ASCII whitespace); removed where separator whitespace is (at the start of the output,
+    right after markup, right before markup or the end of the output, exact output), content elsewhere."""
 
     name: str
     call: Call
@@ -373,6 +377,7 @@ class Declaration(Part):
     reasoning: tuple[Reasoning, ...] = ()
     content: Wrapper | None = None
     control_tokens: tuple[str, ...] = ()
+    text_separators: tuple[str, ...] = ()
     models: str = ""
     example: str = ""
     notes: str = ""
@@ -410,6 +415,12 @@ class Declaration(Part):
             raise fail("control_tokens", "must be a list")
         for i, t in enumerate(self.control_tokens):
             check_marker(f"control_tokens[{i}]", t)
+        if not isinstance(self.text_separators, tuple):
+            raise fail("text_separators", "must be a list")
+        for i, t in enumerate(self.text_separators):
+            check_text(f"text_separators[{i}]", t)
+            if not t or len(t) > 128 or not t.strip(SEP_BLANKS):
+                raise fail(f"text_separators[{i}]", f"must be 1 to 128 characters, not only whitespace, got {t!r}")
         for label in ("models", "example", "notes"):
             check_text(label, getattr(self, label))
         check_bool("auto", self.auto)
@@ -440,6 +451,7 @@ class Declaration(Part):
         if self.content is not None:
             out.extend((f"content.{k}", m) for k in ("open", "close") if (m := getattr(self.content, k)) is not None)
         out.extend((f"control_tokens[{i}]", t) for i, t in enumerate(self.control_tokens))
+        out.extend((f"text_separators[{i}]", t) for i, t in enumerate(self.text_separators))
         return out
 
     @classmethod
@@ -471,30 +483,3 @@ _PARTS: dict[str, Any] = {
     "id": IdSpec,
     "reasoning": [Reasoning],
 }
-
-
-def load(source: Declaration | dict[str, Any] | str | Path) -> Declaration:
-    """A declaration from a dict, a JSON string, or a path to a JSON file (``ValueError`` if invalid)."""
-    if isinstance(source, Declaration):
-        return source
-    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith(("{", "["))):
-        try:
-            source = Path(source).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot read declaration {str(source)[:200]!r}: {exc}") from None
-    if isinstance(source, str):
-        try:
-            source = json.loads(source)
-        except ValueError as exc:
-            raise ValueError(f"declaration is not valid JSON: {exc}") from None
-    return Declaration.from_dict(source)
-
-
-def dump(decl: Declaration, path: str | Path | None = None, *, indent: int | None = 2) -> str:
-    """The declaration as JSON text (written to ``path`` too when given)."""
-    if not isinstance(decl, Declaration):
-        raise ValueError(f"dump() takes a Declaration, got {decl!r}")
-    text = decl.to_json(indent)
-    if path is not None:
-        Path(path).write_text(text + "\n", encoding="utf-8")
-    return text

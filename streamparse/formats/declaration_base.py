@@ -15,6 +15,7 @@ Strings = Literal["raw", "json"]
 Others = Literal["json", "raw", "python"]
 Whitespace = Literal["verbatim", "one_newline", "strip"]
 Escapes = Literal["none", "xml"]
+SEP_BLANKS = " \t\r\n"  # separator whitespace (core.output.SEP_WS): a text separator is more than these
 IdPosition = Literal["before_name", "after_name"]
 
 

@@ -25,7 +25,8 @@ from typing import Any, Literal, TypeAlias
 
 from .base import FormatSpec
 from .compiler import compile_declaration
-from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs, load
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
+from .declaration_io import load
 
 __all__ = ["BodyKind", "BODY_KINDS", "declare"]
 

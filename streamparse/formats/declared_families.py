@@ -160,6 +160,27 @@ SOLAR_OPEN = Declaration(
     auto=True,
 )
 
+# Solar Open 2: one call per <|tool_call:start|>NAME\n block, one <|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>
+# per argument (values verbatim, typed by the schema), reasoning in <|think:start|>...<|think:end|>, the turn
+# ended by <|im:end|> (vLLM's solar_open2 parser and its tests; no chat template of the model could be read).
+# The template opens the think block for reasoning effort medium / high and pre-closes it otherwise: told
+# nothing, the output starts as text and the orphan <|think:end|> moves what came before it to reasoning.
+SOLAR_OPEN2 = Declaration(
+    "solar_open2",
+    Call(
+        "<|tool_call:start|>",
+        "<|tool_call:end|>",
+        HeaderName("\n"),
+        TaggedArgs(
+            "<|tool_arg:start|>", "<|tool_arg:value|>", "<|tool_arg:end|>", values=Values(whitespace="verbatim")
+        ),
+    ),
+    reasoning=(Reasoning("<|think:start|>", "<|think:end|>", primed=True),),
+    control_tokens=("<|im:end|>",),
+    models="Solar Open 2 (Upstage)",
+    auto=True,
+)
+
 # LongCat-Flash: hermes-style JSON objects in their own tags.
 LONGCAT = Declaration(
     "longcat",
@@ -185,7 +206,11 @@ MINICPM5 = Declaration(
     notes="a plain <function> element: active where named (presets), not in auto",
 )
 
-# Step-3: steptml invokes, each framed by DeepSeek-like tokens (fullwidth bars, no ▁) inside a section.
+# Step-3: steptml invokes, each framed by DeepSeek-like tokens (fullwidth bars, no ▁) inside a section:
+# <｜tool_call_begin｜>, optionally `function<｜tool_sep｜>NAME` (noise: the invoke names the tool), the invoke,
+# <｜tool_call_end｜>, and <｜tool_sep｜> between calls (vLLM's tests write all of these). Values sit inline
+# between the tags, so their whitespace is data (vLLM keeps it); non-string values are typed by the schema.
+_STEP3_FRAMING = ("<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>")
 STEP3 = Declaration(
     "step3",
     Call(
@@ -193,14 +218,15 @@ STEP3 = Declaration(
         "</steptml:invoke>",
         HeaderName(">", attribute="name"),
         TaggedArgs(
-            "<steptml:parameter", ">", "</steptml:parameter>", key_attribute="name", values=Values(whitespace="strip")
+            "<steptml:parameter",
+            ">",
+            "</steptml:parameter>",
+            key_attribute="name",
+            values=Values(whitespace="verbatim"),
         ),
     ),
-    section=Section(
-        "<｜tool_calls_begin｜>",
-        "<｜tool_calls_end｜>",
-        separators=("<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"),
-    ),
+    section=Section("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>", separators=_STEP3_FRAMING, noise=True),
+    control_tokens=_STEP3_FRAMING,  # a call read outside its section (models drop the wrapper) keeps no framing
     models="Step-3 (StepFun)",
     auto=True,
 )
@@ -213,6 +239,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
     HY3,
     HY3_PLAIN,
     SOLAR_OPEN,
+    SOLAR_OPEN2,
     LONGCAT,
     MINICPM5,
     STEP3,

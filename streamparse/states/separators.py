@@ -120,6 +120,10 @@ class Separators(_Channel):
         _Channel.markup(self)
         self._reasoning.markup()
 
+    def at_lead(self, reasoning: bool) -> bool:
+        """At the start of a segment of that channel (nothing but separators since the last markup)."""
+        return (self._reasoning if reasoning else self).lead
+
     def forget_text(self) -> None:
         """The visible text released so far was reasoning (an orphan ``</think>``): nothing to join to."""
         self.released = False
