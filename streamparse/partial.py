@@ -114,6 +114,7 @@ class PartialJson:
         "_dec",
         "_dec_parts",
         "_dec_rest",
+        "_dec_bad",
     )
 
     def __init__(self) -> None:
@@ -131,6 +132,7 @@ class PartialJson:
         self._dec: list[str] = []
         self._dec_parts = 0
         self._dec_rest = ""
+        self._dec_bad = False  # the string holds what JSON forbids (a raw control character): it has no value
 
     @property
     def done(self) -> bool:
@@ -236,7 +238,7 @@ class PartialJson:
                 elif c == '"':
                     self.state = _STRING
                     self.is_key = False
-                    self._dec, self._dec_parts, self._dec_rest = [], 0, ""
+                    self._dec, self._dec_parts, self._dec_rest, self._dec_bad = [], 0, "", False
                 elif c == "]" and self.stack and isinstance(self.stack[-1], list) and not self.stack[-1]:
                     self._close()
                 else:
@@ -279,6 +281,8 @@ class PartialJson:
 
     def _string_so_far(self) -> str | None:
         """The string value being written, decoding only the content that arrived since the last call."""
+        if self._dec_bad:  # sticky: the part that failed is never decoded again, so it must not be skipped
+            return None
         parts = self.parts
         raw = self._dec_rest + "".join(parts[self._dec_parts :])
         self._dec_parts = len(parts)
@@ -286,6 +290,7 @@ class PartialJson:
         if cut:
             piece = _decode(raw[:cut])
             if piece is None:
+                self._dec_bad = True
                 return None
             self._dec.append(piece)
         self._dec_rest = raw[cut:]

@@ -210,3 +210,15 @@ def test_a_string_read_piece_by_piece_equals_the_string_read_at_once() -> None:
         reader.feed(ch)
         assert reader.value() == partial_arguments(text[: i + 1]) or i < 6, text[: i + 1]
     assert reader.value() == {"s": json.loads('"' + value + '"')}
+
+
+def test_a_raw_control_character_keeps_the_string_out_of_every_later_snapshot() -> None:
+    """A string holding a raw control character is not JSON: once a snapshot saw it, later ones must not
+    show the rest of the string as if the character had never been there (found by the marker-soup fuzz)."""
+    text = '{"order_id": "\x1f0'
+    for cut in range(1, len(text)):
+        reader = PartialJson()
+        reader.feed(text[:cut])
+        reader.value()
+        reader.feed(text[cut:])
+        assert reader.value() == partial_arguments(text) == {}, cut
