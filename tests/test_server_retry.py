@@ -134,7 +134,7 @@ def test_retries_are_bounded_and_then_the_rejection_is_noted(upstream: tuple[Ups
         chunks = _stream(srv.port, "never")
     content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert len(fake.bodies) == 3  # the request and two retries
-    assert content.startswith("Let me check. [tool call 'get_weather' rejected (schema_violation)")
+    assert content.startswith("Let me check.[tool call 'get_weather' rejected (schema_violation)")
     assert _calls(chunks) == []
     assert chunks[-1].model_extra["streamparse_retries"] == 2
     assert len(fake.bodies[2]["messages"]) == len(fake.bodies[0]["messages"]) + 4  # each attempt is quoted
