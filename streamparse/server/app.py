@@ -45,7 +45,7 @@ from .logs import setup_logging
 from .metrics import Metrics
 from .options import ServerOptions, env_options, upstream_base
 from .paths import BadPath, confined_path
-from .relay import Relay, Retry
+from .relay import RETRY_HEADER, Relay, Retry
 from .retry import complete_retries, with_correction_request
 from .stream import CallRejectedError, ChatRewriter, error_object, id_mapper
 from .toolprompt import prompt_format, rewrite_for_prompted_tools
@@ -92,9 +92,6 @@ def _no_cors(headers: dict[str, str]) -> dict[str, str]:
     """Without the upstream's CORS grants (vLLM allows any origin by default): relayed, they would let
     any web page the user opens read replies from the proxy with the user's network position."""
     return {k: v for k, v in headers.items() if not k.lower().startswith("access-control-")}
-
-
-_RETRY_HEADER = "x-streamparse-retries"  # how many times the upstream was asked again (non-streaming)
 
 
 PLAYGROUND = "/playground"
@@ -411,7 +408,7 @@ class ProxyApp:
             return _error(502, str(exc), "tool_call_rejected")
         headers = self._reply_headers(resp)
         if self.options.on_reject == "retry":
-            headers[_RETRY_HEADER] = str(rewriter.retries)
+            headers[RETRY_HEADER] = str(rewriter.retries)
         return JSONResponse(completion, status_code=resp.status_code, headers=headers)
 
     def _retry(self, url: str, headers: dict[str, str], payload: dict[str, Any], taught: str | None) -> Retry:
