@@ -24,9 +24,6 @@ from streamparse.events import (
     ReasoningDelta,
     TextDelta,
     TextWasReasoning,
-    ToolCallEnd,
-    ToolCallRejected,
-    ToolCallStart,
 )
 from streamparse.parser import build_parser
 from streamparse.recordings import DEMO_TOOLS, Recording, load_recordings

@@ -52,7 +52,8 @@ class TrailerCycle(RequestResponseCycle):
             return
         if kind == "http.response.body" and not self._last_body:
             last = not message.get("more_body", False)
-            await super().send({**message, "more_body": True})  # the message ends with the trailers
+            body = {"type": kind, "body": message.get("body", b""), "more_body": True}
+            await super().send(body)  # type: ignore[arg-type]  # the message ends with the trailers
             self._last_body = last
             return
         if kind != "http.response.trailers" or not self._last_body:
