@@ -158,8 +158,8 @@ def _check_tools(body: ChatBody, spans: list[tuple[int, int]], opts: ServerOptio
             continue  # the caps still apply to the rest
         try:
             name = next(iter(ToolSet([tool])))  # every check a ToolSet makes, then let go
-        except ValueError as exc:
-            body.tools_problem = str(exc)
+        except Exception as exc:  # ValueError for a bad definition; anything else is not the client's 500
+            body.tools_problem = str(exc) or type(exc).__name__
             continue
         if name in named:
             body.tools_problem = f"duplicate tool name {name!r}"
