@@ -24,7 +24,7 @@ import dataclasses
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -40,13 +40,13 @@ from ..parser import StreamParser, build_parser
 from ..playground import mount as playground_routes
 from ..presets import preset_for
 from .guard import OPEN_PATHS, authorized, content_type_problem, host_problem, upstream_headers
-from .limits import BodyRefused, ChatBody, parse_chat_body
+from .limits import BodyRefused, ChatBody, in_pieces, parse_chat_body
 from .logs import setup_logging
 from .metrics import Metrics
 from .options import ServerOptions, env_options, upstream_base
 from .paths import BadPath, confined_path
 from .relay import RETRY_HEADER, Relay, Retry
-from .retry import complete_retries, correction_messages
+from .retry import complete_retries, correction_messages, retry_body
 from .stream import CallRejectedError, ChatRewriter, error_object, id_mapper
 from .toolprompt import prompt_format, rewrite_for_prompted_tools
 
@@ -95,13 +95,6 @@ def _no_cors(headers: dict[str, str]) -> dict[str, str]:
 
 
 PLAYGROUND = "/playground"
-_PIECE = 65536
-
-
-async def _pieces(body: bytes | bytearray) -> AsyncIterator[bytes]:
-    view = memoryview(body)
-    for i in range(0, len(view), _PIECE):
-        yield bytes(view[i : i + _PIECE])
 
 
 class ProxyApp:
@@ -288,7 +281,7 @@ class ProxyApp:
         if body:  # sent in pieces from the buffer: httpx would first copy a bytearray whole into bytes
             headers["content-length"] = str(len(body))
         try:
-            req = self.client.build_request(method, url, headers=headers, content=_pieces(body) if body else None)
+            req = self.client.build_request(method, url, headers=headers, content=in_pieces(body) if body else None)
         except (httpx.HTTPError, ValueError, TypeError) as exc:
             return _error(400, f"the request cannot be forwarded: {exc}", "invalid_request_error")
         resp: httpx.Response | None = None
@@ -432,13 +425,7 @@ class ProxyApp:
 
         async def again(ev: ToolCallRejected) -> tuple[httpx.Response, StreamParser] | str:
             added.extend(correction_messages(ev))
-            if taught is not None:
-                sent = payload.payload()
-                before = sent.get("messages")
-                sent["messages"] = [*(before if isinstance(before, list) else []), *added]
-                body = json.dumps(rewrite_for_prompted_tools(sent, taught), ensure_ascii=False).encode()
-            else:
-                body = payload.with_messages(added)
+            body = retry_body(payload, added, taught)
             resp = await self._send_plain(url, dict(headers), body)
             if isinstance(resp, str):
                 return resp

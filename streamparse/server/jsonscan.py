@@ -11,6 +11,7 @@ count of ``limits.py``) before it starts.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -49,8 +50,6 @@ class Scan:
 
 
 def _key(raw: bytes) -> str:
-    import json
-
     decoded = json.loads(raw)
     assert isinstance(decoded, str)
     return decoded

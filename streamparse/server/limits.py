@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 from ..tools import ToolSet
@@ -27,11 +28,20 @@ from .jsonscan import ScanError, scan
 from .lazytools import LazyToolSet
 from .options import ServerOptions
 
-__all__ = ["BodyRefused", "ChatBody", "parse_chat_body", "count_values"]
+__all__ = ["BodyRefused", "ChatBody", "parse_chat_body", "count_values", "in_pieces"]
 
 log = logging.getLogger("streamparse.server")
 _RAW_SCHEMA_FACTOR = 8  # a tool this many times over max_schema_bytes as sent is refused unparsed
 _EMPTY_ARRAY_TAIL = re.compile(rb"[ \t\n\r]*\]")
+_PIECE = 65536
+
+
+async def in_pieces(body: bytes | bytearray) -> AsyncIterator[bytes]:
+    """``body`` as an httpx request stream, from its buffer (httpx would copy a bytearray whole)."""
+    view = memoryview(body)
+    for i in range(0, len(view), _PIECE):
+        yield bytes(view[i : i + _PIECE])
+
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 

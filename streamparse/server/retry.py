@@ -21,9 +21,11 @@ import httpx
 
 from ..events import ToolCallRejected
 from ..parser import StreamParser
+from .limits import ChatBody
 from .stream import ChatRewriter, id_mapper
+from .toolprompt import rewrite_for_prompted_tools
 
-__all__ = ["correction_messages", "complete_retries"]
+__all__ = ["correction_messages", "complete_retries", "retry_body"]
 
 log = logging.getLogger("streamparse.server")
 
@@ -45,6 +47,17 @@ def correction_messages(ev: ToolCallRejected) -> list[dict[str, Any]]:
         {"role": "assistant", "content": "", "tool_calls": [call]},
         {"role": "tool", "tool_call_id": call_id, "content": error},
     ]
+
+
+def retry_body(payload: ChatBody, added: list[dict[str, Any]], taught: str | None) -> bytes:
+    """The request with ``added`` appended to its messages: spliced into the body as sent, or (tools in
+    the prompt, ``taught``) the rewritten request rebuilt."""
+    if taught is None:
+        return payload.with_messages(added)
+    sent = payload.payload()
+    before = sent.get("messages")
+    sent["messages"] = [*(before if isinstance(before, list) else []), *added]
+    return json.dumps(rewrite_for_prompted_tools(sent, taught), ensure_ascii=False).encode()
 
 
 def _merge(completion: dict[str, Any], second: Any, notes: list[Any]) -> None:
