@@ -134,7 +134,8 @@ class ChatBody:
         empty = _EMPTY_ARRAY_TAIL.match(self.raw, start + 1)
         lead = b"" if empty is not None and empty.end() == end else b", "
         added = lead + b", ".join(json.dumps(m, ensure_ascii=False).encode() for m in extra)
-        return b"".join((self.raw[: end - 1], added, self.raw[end - 1 :]))
+        with memoryview(self.raw) as view:  # views, not slices: the new body is the only copy made
+            return b"".join((view[: end - 1], added, view[end - 1 :]))
 
 
 def _one_tool(raw: bytes | bytearray, i: int, span: tuple[int, int], opts: ServerOptions) -> Any:
