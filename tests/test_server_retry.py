@@ -255,3 +255,18 @@ def test_an_http_1_0_client_gets_the_stream_without_trailers(served_retry: tuple
     head_out, _, data = raw.partition(b"\r\n\r\n")
     assert head_out.startswith(b"HTTP/1.1 200 ") and b"transfer-encoding" not in head_out.lower()
     assert b'"Oslo' in data and data.endswith(b"data: [DONE]\n\n")  # no trailer section after it
+
+
+def test_a_keep_alive_connection_carries_one_reply_with_trailers_after_another(
+    served_retry: tuple[Upstream, ServeProcess],
+) -> None:
+    fake, srv = served_retry
+    body = {"model": QWEN, "messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS, "stream": True}
+    url = f"http://127.0.0.1:{srv.port}/v1/chat/completions"
+    with httpx.Client(timeout=10, limits=httpx.Limits(max_connections=1)) as client:
+        for _ in range(3):
+            fake.bodies.clear()
+            with client.stream("POST", url, json=body, headers={"x-script": "fixed"}) as resp:
+                data = resp.read()
+            assert resp.status_code == 200 and b'"Oslo' in data and data.endswith(b"data: [DONE]\n\n")
+            assert len(fake.bodies) == 2  # the message ended with its trailer; the connection goes on
