@@ -263,10 +263,13 @@ def test_a_keep_alive_connection_carries_one_reply_with_trailers_after_another(
     fake, srv = served_retry
     body = {"model": QWEN, "messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS, "stream": True}
     url = f"http://127.0.0.1:{srv.port}/v1/chat/completions"
+    ports = set()
     with httpx.Client(timeout=10, limits=httpx.Limits(max_connections=1)) as client:
         for _ in range(3):
             fake.bodies.clear()
             with client.stream("POST", url, json=body, headers={"x-script": "fixed"}) as resp:
                 data = resp.read()
+                ports.add(resp.extensions["network_stream"].get_extra_info("client_addr")[1])
             assert resp.status_code == 200 and b'"Oslo' in data and data.endswith(b"data: [DONE]\n\n")
-            assert len(fake.bodies) == 2  # the message ended with its trailer; the connection goes on
+            assert len(fake.bodies) == 2
+    assert len(ports) == 1  # one connection: each message ended with its trailer and the next one followed
