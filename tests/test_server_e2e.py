@@ -24,9 +24,6 @@ from streamparse.events import (
     ReasoningDelta,
     TextDelta,
     TextWasReasoning,
-    ToolCallEnd,
-    ToolCallRejected,
-    ToolCallStart,
 )
 from streamparse.parser import build_parser
 from streamparse.recordings import DEMO_TOOLS, Recording, load_recordings
@@ -223,19 +220,17 @@ def _expected(rec: Recording) -> ParseResult:
     return ParseResult.from_events(events, parser.finish_reason)
 
 
-def _content(events: list[Event], called: bool, *, moved: bool = False) -> str:
-    """The proxy's content: the text without whitespace-only runs next to a call (as OpenAI sends no
-    ``"\n\n"`` for ``</think>\n\n<tool_call>``); ``moved``: text before ``TextWasReasoning`` is not
-    content (the non-streaming reply)."""
-    segments: list[str] = [""]
+def _content(events: list[Event], *, moved: bool = False) -> str:
+    """The proxy's content: the parser's visible text, nothing folded (the parser already drops the
+    template's separators, so ``</think>\\n\\n<tool_call>`` gives no ``"\\n\\n"``); ``moved``: text before
+    ``TextWasReasoning`` is not content (the non-streaming reply)."""
+    text = ""
     for ev in events:
         if moved and isinstance(ev, TextWasReasoning):
-            segments = [""]
+            text = ""
         elif isinstance(ev, TextDelta):
-            segments[-1] += ev.text
-        elif isinstance(ev, ToolCallStart | ToolCallEnd | ToolCallRejected):
-            segments.append("")
-    return "".join(s for s in segments if s.strip() or not called)
+            text += ev.text
+    return text
 
 
 def _streamed(rec: Recording) -> tuple[str, str]:
@@ -244,8 +239,7 @@ def _streamed(rec: Recording) -> tuple[str, str]:
     moves it to reasoning, as ``parse()`` does."""
     parser = build_parser(rec.model, tools=DEMO_TOOLS)
     events = parser.feed(rec.text) + parser.close()
-    called = any(isinstance(e, ToolCallEnd) for e in events)
-    return _content(events, called), "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    return _content(events), "".join(e.text for e in events if isinstance(e, ReasoningDelta))
 
 
 def _calls(calls: Any) -> list[tuple[str, Any]]:
@@ -317,7 +311,7 @@ def test_non_streaming_completion_has_tool_calls_equal_to_parse(client: Any, nam
     )
     msg = resp.choices[0].message
     assert _calls(msg.tool_calls) == [(c.name, c.arguments) for c in expected.tool_calls]
-    assert (msg.content or "") == _content(expected.events, bool(expected.tool_calls), moved=True)
+    assert (msg.content or "") == _content(expected.events, moved=True)
     assert (getattr(msg, "reasoning_content", None) or "") == expected.reasoning
     assert resp.choices[0].finish_reason == "tool_calls"
     assert resp.usage is not None and resp.usage.total_tokens == USAGE["total_tokens"]

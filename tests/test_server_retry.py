@@ -5,13 +5,16 @@ call reaches the client, attempts are bounded, and unknown tools are never retri
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from typing import Any
 
+import h11
 import httpx
 import openai
 import pytest
 from loopback import ServerThread
+from serve_process import ServeProcess
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -134,7 +137,7 @@ def test_retries_are_bounded_and_then_the_rejection_is_noted(upstream: tuple[Ups
         chunks = _stream(srv.port, "never")
     content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert len(fake.bodies) == 3  # the request and two retries
-    assert content.startswith("Let me check. [tool call 'get_weather' rejected (schema_violation)")
+    assert content.startswith("Let me check.[tool call 'get_weather' rejected (schema_violation)")
     assert _calls(chunks) == []
     assert chunks[-1].model_extra["streamparse_retries"] == 2
     assert len(fake.bodies[2]["messages"]) == len(fake.bodies[0]["messages"]) + 4  # each attempt is quoted
@@ -191,3 +194,82 @@ def test_bad_on_reject_values_are_refused(flag: str, capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         make_argparser().parse_args(["serve", "--upstream", "http://127.0.0.1:9/v1", "--on-reject", flag])
     assert "--on-reject" in capsys.readouterr().err
+
+
+def _h11_stream(port: int, script: str, http_version: bytes = b"1.1") -> tuple[h11.Response, bytes, list[Any]]:
+    """One streamed chat request read with a raw h11 client: the response head, the body, the trailers."""
+    body = json.dumps({"model": QWEN, "messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS,
+                       "stream": True}).encode()  # fmt: skip
+    conn = h11.Connection(h11.CLIENT)
+    head = [("host", "127.0.0.1"), ("content-type", "application/json"), ("content-length", str(len(body))),
+            ("x-script", script)]  # fmt: skip
+    request = h11.Request(method="POST", target="/v1/chat/completions", headers=head, http_version=http_version)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(conn.send(request) + conn.send(h11.Data(data=body)) + conn.send(h11.EndOfMessage()))
+        response, data = None, b""
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                conn.receive_data(sock.recv(65536))
+            elif isinstance(event, h11.Response):
+                response = event
+            elif isinstance(event, h11.Data):
+                data += event.data
+            elif isinstance(event, h11.EndOfMessage):
+                assert response is not None
+                return response, data, list(event.headers)
+
+
+@pytest.fixture(scope="module")
+def served_retry() -> Iterator[tuple[Upstream, ServeProcess]]:
+    """``streamparse serve --on-reject retry`` as its own process (its h11 protocol has the trailers)."""
+    fake = Upstream()
+    with ServerThread(fake.app()) as up, ServeProcess(f"http://127.0.0.1:{up.port}/v1", "--on-reject", "retry") as srv:
+        yield fake, srv
+
+
+@pytest.mark.parametrize(("script", "retries"), [("fixed", b"1"), ("unknown", b"0")])
+def test_a_streamed_reply_announces_and_sends_its_retry_count_as_a_trailer(
+    served_retry: tuple[Upstream, ServeProcess], script: str, retries: bytes
+) -> None:
+    fake, srv = served_retry
+    fake.bodies.clear()
+    response, data, trailers = _h11_stream(srv.port, script)
+    assert response.status_code == 200 and (b"trailer", b"x-streamparse-retries") in response.headers
+    assert (b"transfer-encoding", b"chunked") in response.headers
+    assert trailers == [(b"x-streamparse-retries", retries)]
+    assert data.endswith(b"data: [DONE]\n\n") and len(fake.bodies) == 1 + int(retries)
+
+
+def test_an_http_1_0_client_gets_the_stream_without_trailers(served_retry: tuple[Upstream, ServeProcess]) -> None:
+    _, srv = served_retry
+    body = json.dumps({"model": QWEN, "messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS,
+                       "stream": True}).encode()  # fmt: skip
+    head = (f"POST /v1/chat/completions HTTP/1.0\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            f"x-script: fixed\r\ncontent-length: {len(body)}\r\n\r\n").encode()  # fmt: skip
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as sock:
+        sock.sendall(head + body)
+        raw = b""
+        while piece := sock.recv(65536):  # HTTP/1.0: the body ends when the server closes
+            raw += piece
+    head_out, _, data = raw.partition(b"\r\n\r\n")
+    assert head_out.startswith(b"HTTP/1.1 200 ") and b"transfer-encoding" not in head_out.lower()
+    assert b'"Oslo' in data and data.endswith(b"data: [DONE]\n\n")  # no trailer section after it
+
+
+def test_a_keep_alive_connection_carries_one_reply_with_trailers_after_another(
+    served_retry: tuple[Upstream, ServeProcess],
+) -> None:
+    fake, srv = served_retry
+    body = {"model": QWEN, "messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS, "stream": True}
+    url = f"http://127.0.0.1:{srv.port}/v1/chat/completions"
+    ports = set()
+    with httpx.Client(timeout=10, limits=httpx.Limits(max_connections=1)) as client:
+        for _ in range(3):
+            fake.bodies.clear()
+            with client.stream("POST", url, json=body, headers={"x-script": "fixed"}) as resp:
+                data = resp.read()
+                ports.add(resp.extensions["network_stream"].get_extra_info("client_addr")[1])
+            assert resp.status_code == 200 and b'"Oslo' in data and data.endswith(b"data: [DONE]\n\n")
+            assert len(fake.bodies) == 2
+    assert len(ports) == 1  # one connection: each message ended with its trailer and the next one followed

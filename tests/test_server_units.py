@@ -8,6 +8,7 @@ import json
 import pytest
 
 from streamparse.events import TextDelta, ToolCallDelta, ToolCallRejected, ToolCallStart
+from streamparse.parser import build_parser, parse
 from streamparse.presets import preset_for
 from streamparse.providers.openai_writer import OpenAIChunkWriter, to_sse
 from streamparse.providers.sse import SSEDecoder, SSELimitError
@@ -181,11 +182,49 @@ def test_non_streaming_rejection_is_noted_or_answered_502() -> None:
     assert got["choices"][0]["message"]["content"] == "Sure." and "streamparse_rejections" not in got
 
 
-def test_proxy_content_is_the_message_field_unless_separators_are_kept() -> None:
-    text = "Let me check.\n\n" + '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n'
-    # (keep: the proxy itself still drops a whitespace-only segment after the last call)
-    for separators, content in (("drop", "Let me check."), ("keep", "Let me check.\n\n")):
-        with _completion_app(text, separators=separators) as client:  # type: ignore[attr-defined]
-            got = client.post("/v1/chat/completions", json=BODY).json()
-        message = got["choices"][0]["message"]
-        assert message["content"] == content and message["tool_calls"][0]["function"]["name"] == "get_weather"
+CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+SEPARATED = [
+    "Let me check.\n\n" + CALL + "\n",
+    "<think>\nhmm\n</think>\n\n" + CALL,
+    "First.\n\n" + CALL + "\n\nThen the answer.\n",
+    "  \n" + CALL + "\n" + CALL + "\n\n",
+    "Sure." + CALL + " and more  ",
+]
+
+
+def _streamed_content(text: str, **options: object) -> str:
+    """The content a streaming client assembles from the proxy's SSE, the text fed in 3-character pieces."""
+    from streamparse.server.metrics import Metrics
+    from streamparse.server.options import ServerOptions
+    from streamparse.server.stream import ChatRewriter
+
+    parser = build_parser("Qwen/Qwen3-8B", tools=TOOLS, **options)
+    rw = ChatRewriter(parser, "m", ServerOptions(**options), Metrics())  # type: ignore[arg-type]
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [{"index": 0, "delta": {}}]}
+    wire = b""
+    for i in range(0, len(text), 3):
+        chunk["choices"][0]["delta"] = {"content": text[i : i + 3]}
+        wire += rw.feed(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+    chunk["choices"][0].update(delta={}, finish_reason="stop")
+    wire += rw.feed(b"data: " + json.dumps(chunk).encode() + b"\n\ndata: [DONE]\n\n") + rw.end()
+    decoder = SSEDecoder()
+    events = [json.loads(e.data) for e in decoder.feed(wire) if e.data.strip() != "[DONE]"]
+    return "".join(c["choices"][0]["delta"].get("content") or "" for c in events if c.get("choices"))
+
+
+@pytest.mark.parametrize("separators", ["drop", "keep"])
+@pytest.mark.parametrize("text", SEPARATED)
+def test_proxy_content_is_the_parsers_message_field(text: str, separators: str) -> None:
+    expected = parse(text, model="Qwen/Qwen3-8B", tools=TOOLS, separators=separators)
+    with _completion_app(text, separators=separators) as client:  # type: ignore[attr-defined]
+        message = client.post("/v1/chat/completions", json=BODY).json()["choices"][0]["message"]
+    assert message["content"] == (expected.text or None)
+    assert [c["function"]["name"] for c in message["tool_calls"]] == [c.name for c in expected.tool_calls]
+    assert _streamed_content(text, separators=separators) == expected.text
+
+
+def test_a_rejection_note_brings_no_separator_of_its_own() -> None:
+    with _completion_app(UNDECLARED) as client:  # type: ignore[attr-defined]
+        content = client.post("/v1/chat/completions", json=BODY).json()["choices"][0]["message"]["content"]
+    assert content.startswith("Sure.[tool call 'rm_rf' rejected (unknown_tool): ")
+    assert _streamed_content(UNDECLARED).startswith("Sure.[tool call 'rm_rf' rejected (unknown_tool): ")

@@ -33,8 +33,13 @@ def test_a_200000_character_link_at_one_character_chunks_renders_to_the_end(driv
     driver.get("about:blank")
     started = time.monotonic()
     open_page(driver, link)
-    # The bound of the issue is the wait itself: the page must reach its last step within 10 s.
-    wait_for(driver, lambda: driver.execute_script("return document.body.dataset.state") in ("done", "error"), 10)
+    # The bound of the issue is the wait itself: the page must reach its last step within 10 s of being
+    # asked for (its load, the catalog, the replay and the rendering all count).
+    wait_for(
+        driver,
+        lambda: driver.execute_script("return document.body.dataset.state") in ("done", "error"),
+        max(0.0, started + 10 - time.monotonic()),
+    )
     elapsed = time.monotonic() - started
     page = driver.execute_script(READ_PAGE)
     print(f"200,000 characters at 1-character chunks rendered to the end in {elapsed:.1f} s")

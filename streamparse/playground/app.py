@@ -24,7 +24,6 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Mount, Route
 
 from streamparse import StreamParser, formats
-from streamparse.parser import describe
 
 from .examples import examples
 from .replay import LIMITS, MAX_SPEED, ReplayRequest, RequestError, replay
@@ -84,8 +83,10 @@ def _static(name: str) -> bytes:
 def _meta() -> dict[str, Any]:
     catalog = []
     for name in formats.names():
-        info = describe(name)
-        catalog.append({"name": name, "models": info["models"], "opt_in": bool(info.get("opt_in"))})
+        # From the declaration itself: ``describe`` would also parse each example (a parser built per
+        # format, seconds in all), which the page does not show, and the first page load would wait for it.
+        spec = formats.get(name)
+        catalog.append({"name": name, "models": spec.models, "opt_in": bool(spec.opt_in)})
     exs = list(examples())
     models = list(
         dict.fromkeys([e["state"]["model"] for e in exs if e["kind"] == "recording"] + list(_MODEL_SUGGESTIONS))

@@ -40,13 +40,13 @@ from ..parser import StreamParser, build_parser
 from ..playground import mount as playground_routes
 from ..presets import preset_for
 from .guard import OPEN_PATHS, authorized, content_type_problem, host_problem, upstream_headers
-from .limits import BodyRefused, parse_chat_body
+from .limits import BodyRefused, ChatBody, in_pieces, parse_chat_body
 from .logs import setup_logging
 from .metrics import Metrics
 from .options import ServerOptions, env_options, upstream_base
 from .paths import BadPath, confined_path
-from .relay import Relay, Retry
-from .retry import complete_retries, with_correction_request
+from .relay import RETRY_HEADER, Relay, Retry
+from .retry import complete_retries, correction_messages, retry_body
 from .stream import CallRejectedError, ChatRewriter, error_object, id_mapper
 from .toolprompt import prompt_format, rewrite_for_prompted_tools
 
@@ -92,9 +92,6 @@ def _no_cors(headers: dict[str, str]) -> dict[str, str]:
     """Without the upstream's CORS grants (vLLM allows any origin by default): relayed, they would let
     any web page the user opens read replies from the proxy with the user's network position."""
     return {k: v for k, v in headers.items() if not k.lower().startswith("access-control-")}
-
-
-_RETRY_HEADER = "x-streamparse-retries"  # how many times the upstream was asked again (non-streaming)
 
 
 PLAYGROUND = "/playground"
@@ -279,10 +276,12 @@ class ProxyApp:
         self, request: Request, method: str, url: str, headers: dict[str, str], body: bytes | bytearray
     ) -> httpx.Response | Response | None:
         """Send upstream unless the client leaves first (also while waiting for a pooled connection)."""
-        headers = upstream_headers(headers, self.options.api_keys, self.options.upstream_api_key)
+        headers = dict(upstream_headers(headers, self.options.api_keys, self.options.upstream_api_key))
         headers[HOP_HEADER] = self.hop_id
+        if body:  # sent in pieces from the buffer: httpx would first copy a bytearray whole into bytes
+            headers["content-length"] = str(len(body))
         try:
-            req = self.client.build_request(method, url, headers=headers, content=bytes(body) or None)
+            req = self.client.build_request(method, url, headers=headers, content=in_pieces(body) if body else None)
         except (httpx.HTTPError, ValueError, TypeError) as exc:
             return _error(400, f"the request cannot be forwarded: {exc}", "invalid_request_error")
         resp: httpx.Response | None = None
@@ -334,7 +333,7 @@ class ProxyApp:
 
     # -- routes ----------------------------------------------------------------------------------------
 
-    def make_parser(self, payload: dict[str, Any]) -> tuple[StreamParser, str | None]:
+    def make_parser(self, payload: ChatBody) -> tuple[StreamParser, str | None]:
         """The request's parser, and the format the prompt teaches in ``tools_in_prompt`` mode."""
         opts = self.options
         model = payload.get("model")
@@ -352,7 +351,9 @@ class ProxyApp:
         if opts.chat_template is not None and formats is None:  # serve --chat-template: see for_model
             options.update(chat_template=opts.chat_template, template_first=opts.chat_template_first)
             name = name or "unknown-model"
-        tools = payload.get("tools")
+        tools = payload.tools
+        if payload.tools_problem is not None:  # a tool list the validator cannot use: parse, but do not validate
+            log.warning("request tools not usable for validation (%s); calls are not validated", payload.tools_problem)
         taught = None
         if opts.tools_in_prompt and tools and payload.get("tool_choice") != "none":
             known = formats if formats is not None else (preset_for(name).formats if name else "auto")
@@ -374,13 +375,15 @@ class ProxyApp:
 
     async def chat(self, request: Request, url: str, body: bytearray) -> Response | Relay | None:
         try:
-            payload = parse_chat_body(body, self.options)
+            payload = parse_chat_body(body, self.options)  # the body stays as sent; tools stay bytes
         except BodyRefused as exc:
             self.metrics.inc("refused_total", str(exc.status))
             return _error(exc.status, str(exc), "invalid_request_error", exc.code)
         parser, taught = self.make_parser(payload)
         if taught is not None:
-            body = bytearray(json.dumps(rewrite_for_prompted_tools(payload, taught), ensure_ascii=False).encode())
+            body = bytearray(
+                json.dumps(rewrite_for_prompted_tools(payload.payload(), taught), ensure_ascii=False).encode()
+            )
         headers = _headers(request.headers, drop=("accept-encoding",))
         resp = await self._send(request, "POST", url, headers, body)
         if not isinstance(resp, httpx.Response):
@@ -411,19 +414,18 @@ class ProxyApp:
             return _error(502, str(exc), "tool_call_rejected")
         headers = self._reply_headers(resp)
         if self.options.on_reject == "retry":
-            headers[_RETRY_HEADER] = str(rewriter.retries)
+            headers[RETRY_HEADER] = str(rewriter.retries)
         return JSONResponse(completion, status_code=resp.status_code, headers=headers)
 
-    def _retry(self, url: str, headers: dict[str, str], payload: dict[str, Any], taught: str | None) -> Retry:
+    def _retry(self, url: str, headers: dict[str, str], payload: ChatBody, taught: str | None) -> Retry:
         """``on_reject="retry"``: the request again, with the rejected call and its validation error as a
-        tool message appended (each attempt adds its own pair); the reply's parser comes with it."""
-        sent = payload
+        tool message appended (each attempt adds its own pair, spliced into the body as sent); the reply's
+        parser comes with it."""
+        added: list[dict[str, Any]] = []
 
         async def again(ev: ToolCallRejected) -> tuple[httpx.Response, StreamParser] | str:
-            nonlocal sent
-            sent = with_correction_request(sent, ev)
-            wire = rewrite_for_prompted_tools(sent, taught) if taught is not None else sent
-            body = json.dumps(wire, ensure_ascii=False).encode()
+            added.extend(correction_messages(ev))
+            body = retry_body(payload, added, taught)
             resp = await self._send_plain(url, dict(headers), body)
             if isinstance(resp, str):
                 return resp

@@ -13,6 +13,8 @@ file descriptor and a protocol object).
 
 Nothing is checked while the app works or streams its reply: a client waiting minutes for a long
 completion is not slow, it is waiting.
+
+It also gives the app the ASGI ``http.response.trailers`` extension (``trailers.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .trailers import EXTENSION, TrailerCycle
 
 __all__ = ["Deadlines", "GuardedH11Protocol", "server_settings"]
 
@@ -103,6 +107,9 @@ class GuardedH11Protocol(H11Protocol):
         super().handle_events()
         if self.cycle is not before and self.cycle is not None:  # a new head came in
             self._requests += 1
+            # Its app task has not run yet: the cycle it will send through can still gain trailers.
+            self.cycle.__class__ = TrailerCycle
+            self.cycle.scope.setdefault("extensions", {})[EXTENSION] = {}
             if self.conn.their_state is h11.SEND_BODY:
                 self._body_clock()
             else:

@@ -1,27 +1,47 @@
-"""A chat request body, parsed at a cost bounded by what the client sent.
+"""A chat request body, checked at a cost bounded by what the client sent.
 
-Parsed JSON takes several times its size in Python objects (``{"type":"integer"}``: 18 bytes of text,
-~250 bytes of dict and strings), and building a validator for a tool costs far more than that. So:
+Parsed JSON takes about ten times its text in Python objects, and building a validator for a tool costs
+far more than that. So the body is never parsed whole:
 
-1. Before parsing, the JSON values are counted on the raw bytes (C-speed ``bytes.count`` of separators,
-   then outside strings only when that is over the cap): more than ``max_json_values`` is answered 413
-   without building a single object.
-2. ``json.loads``; a body nested past what the parser's recursion allows is a 400, not a 500.
-3. One iterative walk checks the nesting depth of every field (``max_json_depth``).
-4. ``tools``: at most ``max_tools``, each at most ``max_schema_bytes`` as compact JSON and
-   ``max_schema_depth`` deep (400). Validators are built later, only for tools the model calls
-   (``streamparse.tools``).
+1. Before anything else, the JSON values are counted on the raw bytes (C-speed ``bytes.count`` of
+   separators, then outside strings only when that is over the cap): more than ``max_json_values`` is
+   answered 413.
+2. One scan (``jsonscan.py``) checks the grammar, UTF-8 and the nesting depth of every field
+   (``max_json_depth``: 400) and records where each top-level value and each tool lies in the body.
+3. ``tools``: at most ``max_tools``; each definition is parsed on its own, checked (at most
+   ``max_schema_bytes`` as compact JSON, ``max_schema_depth`` deep: 400, and a valid tool definition),
+   and let go: the request keeps the spans (:class:`~.lazytools.LazyToolSet`), and a tool becomes Python
+   objects again only when a call names it.
+4. The other fields are decoded when asked for (``ChatBody.get``); the body goes upstream as it came.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
+from ..tools import ToolSet
+from .jsonscan import ScanError, scan
+from .lazytools import LazyToolSet
 from .options import ServerOptions
 
-__all__ = ["BodyRefused", "parse_chat_body", "count_values"]
+__all__ = ["BodyRefused", "ChatBody", "parse_chat_body", "count_values", "in_pieces"]
+
+log = logging.getLogger("streamparse.server")
+_RAW_SCHEMA_FACTOR = 8  # a tool this many times over max_schema_bytes as sent is refused unparsed
+_EMPTY_ARRAY_TAIL = re.compile(rb"[ \t\n\r]*\]")
+_PIECE = 65536
+
+
+async def in_pieces(body: bytes | bytearray) -> AsyncIterator[bytes]:
+    """``body`` as an httpx request stream, from its buffer (httpx would copy a bytearray whole)."""
+    view = memoryview(body)
+    for i in range(0, len(view), _PIECE):
+        yield bytes(view[i : i + _PIECE])
+
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
@@ -74,45 +94,110 @@ def _too_deep(value: Any, limit: int) -> list[Any] | None:
     return None
 
 
-def _check_tools(tools: Any, opts: ServerOptions) -> None:
-    if not isinstance(tools, list):
-        return  # not ours to judge: the upstream answers it
-    if len(tools) > opts.max_tools:
-        raise BodyRefused(400, "too_many_tools", f"the request has {len(tools)} tools; at most {opts.max_tools}")
-    for i, tool in enumerate(tools):
-        size = len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False))
-        if size > opts.max_schema_bytes:
-            raise BodyRefused(
-                400, "tool_too_large", f"tools[{i}] is {size} bytes as JSON; at most {opts.max_schema_bytes}"
-            )
-        deep = _too_deep(tool, opts.max_schema_depth)
-        if deep is not None:
-            raise BodyRefused(
-                400,
-                "tool_too_deep",
-                f"tools[{i}] nests deeper than {opts.max_schema_depth} levels (at {_path([i, *deep])[1:]})",
-            )
+class ChatBody:
+    """A checked chat request: ``raw`` (the body as received, forwarded as is), its top-level values
+    decoded on demand (:meth:`get`), and ``tools``: a :class:`LazyToolSet` for a ``tools`` array (None
+    when empty, or when a definition is not usable for validation: ``tools_problem`` says why), else the
+    decoded value."""
+
+    def __init__(self, raw: bytes | bytearray, keys: dict[str, tuple[int, int]]) -> None:
+        self.raw, self.keys = raw, keys
+        self.tools: Any = None
+        self.tools_problem: str | None = None
+        self._decoded: dict[str, Any] = {}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The top-level value ``key``, decoded (and kept) on first use: ask only for small fields."""
+        if key not in self.keys:
+            return default
+        if key not in self._decoded:
+            start, end = self.keys[key]
+            self._decoded[key] = json.loads(self.raw[start:end])
+        return self._decoded[key]
+
+    def payload(self) -> dict[str, Any]:
+        """The whole request as a dict (``--tools-in-prompt`` rewrites it: that mode pays for parsing)."""
+        payload = json.loads(self.raw)
+        assert isinstance(payload, dict)
+        return payload
+
+    def with_messages(self, extra: list[dict[str, Any]]) -> bytes:
+        """The body with ``extra`` appended to its ``messages``, spliced into the original bytes."""
+        start, end = self.keys.get("messages", (0, 0))
+        if not extra:
+            return bytes(self.raw)
+        if self.raw[start : start + 1] != b"[":
+            payload = self.payload()  # no messages array to append to: rebuilt (the upstream will refuse it)
+            messages = payload.get("messages")
+            payload["messages"] = [*(messages if isinstance(messages, list) else []), *extra]
+            return json.dumps(payload, ensure_ascii=False).encode()
+        empty = _EMPTY_ARRAY_TAIL.match(self.raw, start + 1)
+        lead = b"" if empty is not None and empty.end() == end else b", "
+        added = lead + b", ".join(json.dumps(m, ensure_ascii=False).encode() for m in extra)
+        with memoryview(self.raw) as view:  # views, not slices: the new body is the only copy made
+            return b"".join((view[: end - 1], added, view[end - 1 :]))
 
 
-def parse_chat_body(body: bytes | bytearray, opts: ServerOptions) -> dict[str, Any]:
-    """The request as a dict, or :class:`BodyRefused`."""
+def _one_tool(raw: bytes | bytearray, i: int, span: tuple[int, int], opts: ServerOptions) -> Any:
+    """Tool ``i`` (``raw[span]``) parsed and checked against the caps (:class:`BodyRefused`)."""
+    start, end = span
+    if end - start > _RAW_SCHEMA_FACTOR * opts.max_schema_bytes:
+        raise BodyRefused(
+            400, "tool_too_large", f"tools[{i}] is {end - start} bytes as sent; at most {opts.max_schema_bytes}"
+        )
+    tool = json.loads(raw[start:end])
+    size = len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False))
+    if size > opts.max_schema_bytes:
+        raise BodyRefused(400, "tool_too_large", f"tools[{i}] is {size} bytes as JSON; at most {opts.max_schema_bytes}")
+    deep = _too_deep(tool, opts.max_schema_depth)
+    if deep is not None:
+        where = _path([i, *deep])[1:]
+        raise BodyRefused(
+            400, "tool_too_deep", f"tools[{i}] nests deeper than {opts.max_schema_depth} levels (at {where})"
+        )
+    return tool
+
+
+def _check_tools(body: ChatBody, spans: list[tuple[int, int]], opts: ServerOptions) -> None:
+    """Each tool checked and let go, one at a time: what stays is its name and span."""
+    if len(spans) > opts.max_tools:
+        raise BodyRefused(400, "too_many_tools", f"the request has {len(spans)} tools; at most {opts.max_tools}")
+    named: dict[str, tuple[int, int]] = {}
+    for i, span in enumerate(spans):
+        tool = _one_tool(body.raw, i, span, opts)
+        if body.tools_problem is not None:
+            continue  # the caps still apply to the rest
+        try:
+            name = next(iter(ToolSet([tool])))  # every check a ToolSet makes, then let go
+        except Exception as exc:  # ValueError for a bad definition; anything else is not the client's 500
+            body.tools_problem = str(exc) or type(exc).__name__
+            continue
+        if name in named:
+            body.tools_problem = f"duplicate tool name {name!r}"
+        named[name] = span
+    if named and body.tools_problem is None:
+        body.tools = LazyToolSet(body.raw, named)
+
+
+def parse_chat_body(body: bytes | bytearray, opts: ServerOptions) -> ChatBody:
+    """The request as a :class:`ChatBody`, or :class:`BodyRefused`."""
     values = count_values(body, opts.max_json_values)
     if values > opts.max_json_values:
         raise BodyRefused(
             413, "too_many_values", f"the request body has about {values} JSON values; at most {opts.max_json_values}"
         )
     try:
-        payload = json.loads(body)
-    except RecursionError:
-        raise BodyRefused(400, "too_deep", f"the request body nests deeper than {opts.max_json_depth} levels") from None
-    except ValueError as exc:  # also UnicodeDecodeError
+        found = scan(body, opts.max_json_depth)
+    except ScanError as exc:
+        if exc.depth:
+            raise BodyRefused(400, "too_deep", str(exc)) from None
         raise BodyRefused(400, "invalid_json", f"the request body is not valid JSON: {str(exc)[:200]}") from None
-    deep = _too_deep(payload, opts.max_json_depth)
-    if deep is not None:
-        raise BodyRefused(
-            400, "too_deep", f"the request body nests deeper than {opts.max_json_depth} levels (at {_path(deep)})"
-        )
-    if not isinstance(payload, dict):
+    if not found.is_object:
         raise BodyRefused(400, "invalid_json", "the request body must be a JSON object")
-    _check_tools(payload.get("tools"), opts)
-    return payload
+    chat = ChatBody(body, found.keys)
+    start, _ = found.keys.get("tools", (0, 0))
+    if body[start : start + 1] == b"[":
+        _check_tools(chat, found.tools, opts)
+    elif "tools" in found.keys:
+        chat.tools = chat.get("tools")  # not a list: ToolSet reads a name -> schema mapping, or says no
+    return chat

@@ -1,5 +1,10 @@
 """The ASGI response for a streamed upstream reply (:class:`Relay`), and the upstream asked again when a
-call is rejected under ``on_reject="retry"``."""
+call is rejected under ``on_reject="retry"``.
+
+Under ``retry`` the number of retries is known only at the end, after the headers went out: where the
+server has the ASGI ``http.response.trailers`` extension (``streamparse serve`` does, ``trailers.py``) it is
+announced as ``Trailer: x-streamparse-retries`` and sent in the chunked body's trailer section; the last
+chunk's ``streamparse_retries`` field says it too, for clients that cannot read trailers."""
 
 from __future__ import annotations
 
@@ -16,8 +21,11 @@ from ..parser import StreamParser
 from ..providers.sse import SSELimitError
 from .metrics import Metrics
 from .stream import ChatRewriter
+from .trailers import EXTENSION
 
-__all__ = ["Relay", "Retry"]
+__all__ = ["Relay", "Retry", "RETRY_HEADER"]
+
+RETRY_HEADER = "x-streamparse-retries"  # how many times the upstream was asked again
 
 log = logging.getLogger("streamparse.server")
 
@@ -128,7 +136,12 @@ class Relay:
         metrics.streams_open += 1
         try:
             headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]
-            await send({"type": "http.response.start", "status": self.resp.status_code, "headers": headers})
+            rw = self.rewriter
+            trailers = rw is not None and rw.retries_left > 0 and EXTENSION in scope.get("extensions", {})
+            if trailers:
+                headers.append((b"trailer", RETRY_HEADER.encode()))
+            start = {"type": "http.response.start", "status": self.resp.status_code, "headers": headers}
+            await send({**start, "trailers": True} if trailers else start)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._watch, receive, tg.cancel_scope)
                 if self.ping_interval > 0 and self.rewriter is not None:
@@ -137,6 +150,9 @@ class Relay:
                 tg.cancel_scope.cancel()
             if not self.gone and not self.broken:  # a cut relay ends without its last chunk: the client sees the cut
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
+                if trailers and rw is not None:
+                    retries = [(RETRY_HEADER.encode(), str(rw.retries).encode())]
+                    await send({"type": "http.response.trailers", "headers": retries, "more_trailers": False})
         except Exception:  # the client vanished mid-send; nothing more can be said to it
             log.debug("streamed reply ended early", exc_info=True)
         finally:

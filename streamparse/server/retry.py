@@ -21,17 +21,19 @@ import httpx
 
 from ..events import ToolCallRejected
 from ..parser import StreamParser
+from .limits import ChatBody
 from .stream import ChatRewriter, id_mapper
+from .toolprompt import rewrite_for_prompted_tools
 
-__all__ = ["with_correction_request", "complete_retries"]
+__all__ = ["correction_messages", "complete_retries", "retry_body"]
 
 log = logging.getLogger("streamparse.server")
 
 Again = Callable[[ToolCallRejected], Awaitable[tuple[httpx.Response, StreamParser] | str]]
 
 
-def with_correction_request(payload: dict[str, Any], ev: ToolCallRejected) -> dict[str, Any]:
-    """``payload`` with the rejected call and its error appended to ``messages`` (a new dict)."""
+def correction_messages(ev: ToolCallRejected) -> list[dict[str, Any]]:
+    """The two messages appended to the conversation for a retry: the rejected call, and its error."""
     mapper = id_mapper("alnum9")  # nine alphanumerics: the one id shape every template accepts back
     assert mapper is not None
     call_id = mapper(str(ev.index))
@@ -41,13 +43,21 @@ def with_correction_request(payload: dict[str, Any], ev: ToolCallRejected) -> di
         f"Error: these arguments do not match the parameters schema of {name}: {ev.detail}. "
         f"Call {name} again with corrected arguments."
     )
-    messages = payload.get("messages")
-    history = list(messages) if isinstance(messages, list) else []
-    history += [
+    return [
         {"role": "assistant", "content": "", "tool_calls": [call]},
         {"role": "tool", "tool_call_id": call_id, "content": error},
     ]
-    return {**payload, "messages": history}
+
+
+def retry_body(payload: ChatBody, added: list[dict[str, Any]], taught: str | None) -> bytes:
+    """The request with ``added`` appended to its messages: spliced into the body as sent, or (tools in
+    the prompt, ``taught``) the rewritten request rebuilt."""
+    if taught is None:
+        return payload.with_messages(added)
+    sent = payload.payload()
+    before = sent.get("messages")
+    sent["messages"] = [*(before if isinstance(before, list) else []), *added]
+    return json.dumps(rewrite_for_prompted_tools(sent, taught), ensure_ascii=False).encode()
 
 
 def _merge(completion: dict[str, Any], second: Any, notes: list[Any]) -> None:

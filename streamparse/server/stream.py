@@ -11,7 +11,9 @@ Wire shapes (docs/proxy.md has them in full):
 * A rejected call under ``on_reject="note"`` (the default) is a chunk whose ``delta.content`` is a short
   bracketed note and which carries ``"streamparse_rejection": {"name", "reason", "detail"}`` beside
   ``choices``. ``"drop"`` sends nothing. Every rejection is counted and logged (warning, ``streamparse``).
-* Whitespace-only text next to a call is not content (``</think>\\n\\n<tool_call>`` gives no ``"\\n\\n"``).
+* Content is the parser's visible text as it is released, nothing added or folded: with the default
+  ``separators="drop"`` that is the message field the template was given (``</think>\\n\\n<tool_call>``
+  gives no ``"\\n\\n"``; states/separators.py decides), with ``"keep"`` every character.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..events import Event, TextDelta, TextWasReasoning, ToolCallEnd, ToolCallRejected, ToolCallStart
+from ..events import Event, ReasoningDelta, TextDelta, TextWasReasoning, ToolCallEnd, ToolCallRejected
 from ..parser import StreamParser
 from ..providers.openai_writer import SSE_DONE, OpenAIChunkWriter, to_sse
 from ..providers.sse import SSEDecoder, encode_sse
@@ -90,9 +92,6 @@ class ChatRewriter:
         self.passthrough = False  # the upstream structured its calls itself: relay the rest as is
         self.finished = False  # the finish chunk went out
         self.done = False  # nothing more may be sent (after [DONE] or an error)
-        self._ws = ""  # whitespace-only text held until we know whether a call follows
-        self._segment_text = False  # non-whitespace text went out since the last call event
-        self._text_sent = False  # visible text went out: a note then brings its own separator
         # ``on_reject="retry"``: a rejected call waiting for the upstream to be asked again (the caller
         # sees ``retry`` set, stops feeding and calls ``restart`` or ``give_up``); after a restart only
         # calls are sent (the correction's text and reasoning would repeat or contradict the reply's).
@@ -123,29 +122,13 @@ class ChatRewriter:
         for ev in events:
             if self.retry is not None:
                 break  # the rest of this reply is replaced by the correction
-            if self.only_calls and isinstance(ev, TextDelta | TextWasReasoning):
+            if self.only_calls and isinstance(ev, TextDelta | ReasoningDelta | TextWasReasoning):
                 continue
-            if isinstance(ev, TextDelta):
-                if not ev.text.strip():
-                    self._ws += ev.text
-                    continue
-                if self._ws:
-                    ev, self._ws = TextDelta(self._ws + ev.text), ""
-                self._segment_text = self._text_sent = True
-                out += writer.write(ev)
-            elif isinstance(ev, ToolCallRejected | ToolCallStart | ToolCallEnd):
-                # Whitespace is dropped only when all the text since the last call is whitespace, so the
-                # rule does not depend on how the text was chunked.
-                if self._ws and self._segment_text:
-                    out += writer.write(TextDelta(self._ws))
-                self._ws, self._segment_text = "", False
-                if isinstance(ev, ToolCallRejected):
-                    out += self._rejected(writer, ev)
-                    continue
+            if isinstance(ev, ToolCallRejected):
+                out += self._rejected(writer, ev)
+            else:
                 if isinstance(ev, ToolCallEnd):
                     self.metrics.inc("tool_calls_total")
-                out += writer.write(ev)
-            else:
                 out += writer.write(ev)
         return out
 
@@ -171,9 +154,7 @@ class ChatRewriter:
             return []
         detail = ev.detail if len(ev.detail) <= _NOTE_DETAIL else ev.detail[:_NOTE_DETAIL] + "..."
         what = f" {ev.name!r}" if ev.name else ""
-        # The parser drops the separator before a call's markup (exact output): the note brings its own.
-        lead = " " if self._text_sent else ""
-        chunk = writer.chunk({"content": f"{lead}[tool call{what} rejected ({ev.reason}): {detail}]"})
+        chunk = writer.chunk({"content": f"[tool call{what} rejected ({ev.reason}): {detail}]"})
         chunk["streamparse_rejection"] = {"name": ev.name, "reason": ev.reason, "detail": ev.detail}
         return [chunk]
 
@@ -186,7 +167,6 @@ class ChatRewriter:
         self.retries += 1
         self.metrics.inc("retries_total")
         self.passthrough = self.finished = False
-        self._ws, self._segment_text = "", False
 
     def give_up(self, why: str) -> list[dict[str, Any]]:
         """The retry could not be made (``why``): the pending rejection's note after all."""
@@ -204,12 +184,7 @@ class ChatRewriter:
 
     def _sse(self, events: list[Event], payload: Mapping[str, Any]) -> bytes:
         if len(events) == 1 and self.writer is not None and type(events[0]) is TextDelta and not self.only_calls:
-            text = events[0].text  # the hot path: one piece of visible text
-            if text.strip():
-                if self._ws:
-                    text, self._ws = self._ws + text, ""
-                self._segment_text = self._text_sent = True
-                return self.writer.delta_sse("content", text)
+            return self.writer.delta_sse("content", events[0].text)  # the hot path: one piece of visible text
         try:
             chunks = self._chunks(events, payload)
         except CallRejectedError as exc:
@@ -221,9 +196,6 @@ class ChatRewriter:
         if self.done or self.retry is not None:
             return out
         assert self.writer is not None
-        if self._ws and (self._segment_text or not self.writer.calls_sent) and not self.only_calls:
-            out += to_sse(self.writer.chunk({"content": self._ws}))
-        self._ws = ""
         self.finished = True
         chunks = self.writer.finish(reason, usage=usage if isinstance(usage, dict) else None)
         if self.retries:  # no header can say it once the stream has started: the last chunk does
@@ -348,8 +320,6 @@ class ChatRewriter:
                 text.clear()
             for chunk in self._chunks(segment, completion):
                 self._collect(chunk, text, reasoning, calls, notes)
-        if self._ws and (self._segment_text or not calls):
-            text.append(self._ws)
         joined = "".join(text)
         message["content"] = joined or (None if calls else "")
         if any(reasoning):
