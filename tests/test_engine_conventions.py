@@ -73,3 +73,22 @@ def test_a_dsml_string_true_value_is_typed_by_the_schema(size: int) -> None:
     bare = StreamParser(["deepseek_dsml"])
     untyped = [e for e in bare.feed(DSML) + bare.close("stop") if isinstance(e, ToolCallEnd)]
     assert [e.call.arguments for e in untyped] == [{"minutes": "15", "label": "15"}]
+
+
+def _run(formats: list[str], text: str, size: int) -> list[object]:
+    parser = StreamParser(formats)
+    return [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_gemma4_call_without_the_call_keyword_is_a_call(size: int) -> None:
+    # Gemma 4 output from vLLM issue 53431 (its tests' TestBareAndMalformedOpeners): `<|tool_call>:NAME{`.
+    text = 'Hello: world<|tool_call>:get_weather{location:<|"|>Tokyo<|"|>,unit:<|"|>celsius<|"|>}<tool_call|>'
+    text += "<|tool_call>:set_status{}<tool_call|>"
+    events = _run(["gemma4"], text, size)
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [(e.call.name, e.call.arguments) for e in ends] == [
+        ("get_weather", {"location": "Tokyo", "unit": "celsius"}),
+        ("set_status", {}),
+    ]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello: world"
