@@ -70,6 +70,8 @@ class Piece:
     content: str = ""
     reasoning: str = ""
     calls: list[CallPiece] = field(default_factory=list)
+    ended: list[int] = field(default_factory=list)
+    """Engine indices of the calls that ended (accepted or rejected) in this chunk."""
     text_was_reasoning: bool = False
     """An orphan ``</think>`` said the content sent before this piece was reasoning (a stream cannot take
     it back; :func:`one_shot` moves it)."""
@@ -126,6 +128,7 @@ class RequestSession:
         content: list[str] = []
         reasoning: list[str] = []
         calls: list[CallPiece] = []
+        ended: list[int] = []
         moved = False
         for ev in events:
             if isinstance(ev, TextDelta):
@@ -148,15 +151,17 @@ class RequestSession:
                 sent = "".join(self._streamed[index])
                 if ev.call.arguments_json.startswith(sent) and len(ev.call.arguments_json) > len(sent):
                     self._arguments(calls, index, ev.call.arguments_json[len(sent) :])
+                ended.append(index)
             elif isinstance(ev, ToolCallRejected):
                 self.rejected.append(ev)
                 if ev.index in self._index:
                     self.rejected_after_name.append(ev)
+                    ended.append(self._index[ev.index])
             elif isinstance(ev, TextWasReasoning):
                 moved = True
                 reasoning.insert(0, "".join(content))  # this piece's text so far was reasoning too
                 content.clear()
-        piece = Piece("".join(content), "".join(reasoning), calls, moved)
+        piece = Piece("".join(content), "".join(reasoning), calls, ended, moved)
         return piece if piece else None
 
     def _arguments(self, calls: list[CallPiece], index: int, fragment: str) -> None:

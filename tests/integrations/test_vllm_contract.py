@@ -167,3 +167,34 @@ def test_without_a_reasoning_parser_reasoning_markup_stays_in_the_content() -> N
         adapter.TOOL_PARSERS["streamparse_hermes"](marker_tokenizer()), marker_tokenizer(), None, "<think>hm</think>ok"
     )
     assert "".join(d.content or "" for d in deltas) == "<think>hm</think>ok"
+
+
+@pytest.mark.parametrize("interval", [1, 2, 7])
+def test_a_calls_header_goes_in_a_delta_of_its_own(interval: int) -> None:
+    # vLLM's parsers send a call's id and name first, its arguments from the next delta on (vLLM's xLAM tests
+    # read the header delta's arguments as empty); the fragments still join into the call's arguments. (A call
+    # that starts and ends in one delta is sent whole.)
+    parser = adapter.TOOL_PARSERS["streamparse_hermes"](marker_tokenizer())
+    deltas = stream(parser, marker_tokenizer(), chat_request(tools=[WEATHER]), "Sure. " + CALL + CALL, interval)
+    headers = [tc for tc in tool_deltas(deltas) if tc.function.name]
+    assert [tc.index for tc in headers] == [0, 1]
+    assert all(not tc.function.arguments for tc in headers)
+    for index in (0, 1):
+        joined = "".join(tc.function.arguments or "" for tc in tool_deltas(deltas) if tc.index == index)
+        assert json.loads(joined) == {"city": "Paris"}
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    ["[TOOL_CALLS]{}", "<tool_call>{}</tool_call>", "\n```json\n{}\n```", "\n{}"],
+    ids=["mistral", "hermes", "fence", "bare"],
+)
+def test_the_xlam_adapter_reads_the_wrappers_vllms_xlam_parser_reads(wrapped: str) -> None:
+    calls = '[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    text = "I'll check." + wrapped.replace("{}", calls)
+    parser = adapter.TOOL_PARSERS["streamparse_xlam"](marker_tokenizer())
+    result = parser.extract_tool_calls(text, chat_request(tools=[WEATHER]))
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert result.content == "I'll check."
