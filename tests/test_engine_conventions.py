@@ -92,3 +92,23 @@ def test_a_gemma4_call_without_the_call_keyword_is_a_call(size: int) -> None:
         ("set_status", {}),
     ]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello: world"
+
+
+@pytest.mark.parametrize("size", [1, 5, 1000])
+def test_a_dsml_json_value_that_does_not_fit_its_schema_is_read_as_text(size: int) -> None:
+    # vLLM's DeepSeek V3.2 tests (conversion fallbacks): string="false" values are JSON, fitted to the schema.
+    def param(name: str, value: str) -> str:
+        return f'<｜DSML｜parameter name="{name}" string="false">{value}</｜DSML｜parameter>\n'
+
+    text = '<｜DSML｜function_calls>\n<｜DSML｜invoke name="coerce">\n'
+    text += param("union", "hello") + param("nullable", "null") + param("text", "null") + param("whole", "3.0")
+    text += param("ratio", "3.5") + "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+    types = {"union": ["null", "string"], "nullable": ["null", "string"], "text": "string", "whole": "number"}
+    types["ratio"] = "number"
+    schema = {"type": "object", "properties": {k: {"type": t} for k, t in types.items()}}
+    tool = {"type": "function", "function": {"name": "coerce", "parameters": schema}}
+    parser = StreamParser(["deepseek_dsml"], tools=[tool])
+    events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])] + parser.close("stop")
+    ends = [e.call.arguments for e in events if isinstance(e, ToolCallEnd)]
+    assert ends == [{"union": "hello", "nullable": None, "text": "null", "whole": 3, "ratio": 3.5}]
+    assert isinstance(ends[0]["whole"], int)

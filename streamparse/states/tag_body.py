@@ -18,7 +18,7 @@ from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from ..core.lookahead import after_ws, read_header, starts_or_prefix
 from ..events import Event
 from ..rejections import Reason
-from .coerce import coerce_text_value, streams_as_string
+from .coerce import coerce_text_value, fit_json_value, streams_as_string
 
 # Value text that cannot hold a marker nor end in a newline the value rules may drop. Every value-scope
 # marker starts with "</" or "<p" (</parameter>, <parameter=, </KEY>, </arg_value>), so "<" before another
@@ -176,7 +176,7 @@ class ValueWriter:
         value: Any
         if self.raw_json:
             try:
-                value = json.loads(raw)
+                value = fit_json_value(json.loads(raw), raw, self.schema)
             except ValueError:
                 value = coerce_text_value(raw, self.schema)
         else:
