@@ -42,7 +42,7 @@ def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
     if not tools:
         return None
     out: list[dict[str, Any]] = []
-    for tool in tools:
+    for tool in _flat(tools):
         function = getattr(tool, "function", None)
         name = getattr(function, "name", None) or getattr(tool, "name", None)
         if not (isinstance(name, str) and name):
@@ -51,6 +51,27 @@ def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
         params = {k: v for k, v in params.items() if k != "required"} if isinstance(params, dict) else {}
         out.append({"type": "function", "function": {"name": name, "parameters": params}})
     return out or None
+
+
+def _flat(tools: Iterable[Any], prefix: str = "") -> Iterable[Any]:
+    """The request's tools with Responses API namespaces flattened: a namespace's function ``NAME`` is the
+    tool ``NAMESPACE__NAME``, the name the model calls and vLLM maps back to the namespace."""
+    for tool in tools:
+        nested = getattr(tool, "tools", None)
+        if getattr(tool, "type", None) == "namespace" and isinstance(nested, list):
+            yield from _flat(nested, f"{prefix}{getattr(tool, 'name', '')}__")
+        elif prefix and getattr(tool, "type", None) == "function":
+            yield _Named(prefix + str(getattr(tool, "name", "")), getattr(tool, "parameters", None))
+        elif not prefix:
+            yield tool
+
+
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """A namespaced function under its flat name (Responses API tools carry name and parameters directly)."""
+
+    name: str
+    parameters: Any
 
 
 @dataclass(slots=True)
