@@ -53,11 +53,12 @@ STRING_VALUED = frozenset({"qwen3_coder", "glm45", "minimax", "deepseek_dsml", "
 
 
 # Markup an engine parser reads besides its format's own, which its tests pin: vLLM's xLAM parser also takes
-# the list after Mistral's `[TOOL_CALLS]` and inside Hermes' `<tool_call>`, and strips whitespace around calls
-# from the content. Gated here (the adapter of that format), not in the format: the library's xlam stays the
-# bare list.
+# the list after Mistral's `[TOOL_CALLS]` and inside Hermes' `<tool_call>`. Gated here (the adapter of that
+# format), not in the format: the library's xlam stays the bare list.
 ENGINE_FORMATS: dict[str, tuple[str, ...]] = {"xlam": ("xlam", "mistral", "hermes")}
-DROP_SEPARATORS = frozenset({"xlam"})
+# vLLM's parsers of these formats strip the whitespace around calls from the content (the others, Hermes first,
+# hand it on): their adapters drop the template's separators, as streamparse's own default does.
+DROP_SEPARATORS = frozenset({"xlam", "gemma4", "glm45", "qwen3_coder"})
 
 
 def max_tokens(request: Any) -> int | None:
