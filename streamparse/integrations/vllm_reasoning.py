@@ -174,6 +174,10 @@ class StreamparseReasoningParser(ReasoningParser):
         """The reasoning and the visible text (alone: the rest of the output verbatim, call markup included)."""
         if self.tool_parser is None:
             alone = ReasoningSplit(self._parser(request), self.family.enders if self.family else ())
+            if model_output[:1].isspace() and model_output.lstrip().startswith(THINK_OPEN):
+                # Whitespace before the opening <think> is the template's separator, not reasoning (vLLM's
+                # parsers drop it when they see the whole output; a stream cannot know yet and keeps it).
+                model_output = model_output.lstrip()
             content, reasoning = split(p for p in (alone.push(model_output), alone.finish()) if p is not None)
         else:
             session = RequestSession(self._parser(request))

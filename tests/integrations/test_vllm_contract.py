@@ -224,3 +224,8 @@ def test_content_whitespace_around_calls_is_the_engine_parsers(name: str, call: 
     result = parser.extract_tool_calls("I'll check. " + call, chat_request(tools=[WEATHER]))
     assert [c.function.name for c in result.tool_calls] == ["get_weather"]
     assert result.content == content
+
+
+def test_whitespace_before_the_opening_think_is_no_reasoning_in_a_whole_output() -> None:
+    # vLLM's DeepSeek R1 test `new_line`: the whole output's separator before <think> is dropped.
+    assert _reason("streamparse_deepseek_r1", "\n<think>Plan.</think>\nDone.") == ("Plan.", "\nDone.")
