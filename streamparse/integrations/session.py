@@ -297,7 +297,9 @@ class ReasoningSplit:
         self._reasoning.clear()
         start = whole.find("<think>") + len("<think>") if whole.lstrip().startswith("<think>") else 0
         at = whole.find(said, start) + len(said) if said else start
-        if not at_call:
-            close = whole.find("</think>", at)
-            at = close + len("</think>") if close >= 0 else at
+        close = -1 if at_call else whole.find("</think>", at)
+        if close >= 0 and (said or not whole[at:close].strip()):
+            # Reasoning ended at this closer. With no reasoning said, a closer after text (an orphan: the output
+            # did not start in reasoning) stays in the content verbatim.
+            at = close + len("</think>")
         return whole[at:]

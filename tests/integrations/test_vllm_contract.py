@@ -229,3 +229,23 @@ def test_content_whitespace_around_calls_is_the_engine_parsers(name: str, call: 
 def test_whitespace_before_the_opening_think_is_no_reasoning_in_a_whole_output() -> None:
     # vLLM's DeepSeek R1 test `new_line`: the whole output's separator before <think> is dropped.
     assert _reason("streamparse_deepseek_r1", "\n<think>Plan.</think>\nDone.") == ("Plan.", "\nDone.")
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("<|assistant|><think>", ("Plan.", "4")),
+        ("{% if enable_thinking %}<think>{% endif %}", (None, "Plan.</think>4")),
+    ],
+    ids=["no-switch", "switch"],
+)
+def test_a_thinking_switch_the_served_template_lacks_changes_nothing(template: str, expected: tuple[Any, Any]) -> None:
+    # vLLM's GLM-5.3 test: its template always opens <think> (no enable_thinking in it), so a request's
+    # enable_thinking=False must not turn the reasoning into content. With a switch, thinking off leaves the
+    # whole output content, verbatim (vLLM's GLM-4.7 test).
+    import copy
+
+    tok = copy.copy(marker_tokenizer())
+    tok.chat_template = template
+    parser = adapter.REASONING_PARSERS["streamparse_glm45"](tok, chat_template_kwargs={"enable_thinking": False})
+    assert parser.extract_reasoning("Plan.</think>4", chat_request()) == expected
