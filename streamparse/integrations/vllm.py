@@ -121,7 +121,9 @@ class StreamparseToolParser(ToolParser):
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
         template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
-        return make_parser(self.format_names, model, tools, primed, template, table, tokenizer=self.model_tokenizer)
+        return make_parser(
+            self.format_names, model, tools, primed, template, table, tokenizer=self.model_tokenizer, tool_parser=True
+        )
 
     def session(self, request: Any = None, model: str | None = None, tokens: bool = True) -> RequestSession:
         """This request's session, created on first use (by this parser or its reasoning parser).

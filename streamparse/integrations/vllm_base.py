@@ -56,9 +56,9 @@ STRING_VALUED = frozenset({"qwen3_coder", "glm45", "minimax", "deepseek_dsml", "
 # the list after Mistral's `[TOOL_CALLS]` and inside Hermes' `<tool_call>`. Gated here (the adapter of that
 # format), not in the format: the library's xlam stays the bare list.
 ENGINE_FORMATS: dict[str, tuple[str, ...]] = {"xlam": ("xlam", "mistral", "hermes")}
-# vLLM's parsers of these formats strip the whitespace around calls from the content (the others, Hermes first,
-# hand it on): their adapters drop the template's separators, as streamparse's own default does.
-DROP_SEPARATORS = frozenset({"xlam", "gemma4", "glm45", "qwen3_coder"})
+# vLLM's tool parsers of these formats strip the whitespace around calls from the content (the others, Hermes
+# first, hand it on): their tool-parser adapters drop the template's separators, as streamparse's default does.
+DROP_SEPARATORS = frozenset({"xlam", "gemma4", "glm45", "qwen3_coder", "pythonic"})
 
 
 def max_tokens(request: Any) -> int | None:
@@ -77,6 +77,7 @@ def make_parser(
     special_tokens: dict[int, str] | None = None,
     calls_in_reasoning: str = "promote",
     tokenizer: Any = None,
+    tool_parser: bool = False,
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
@@ -97,7 +98,7 @@ def make_parser(
         # An unknown model is parsed with the format derived from its own chat template (zero-config).
         options.update(template_options(tokenizer))
         return StreamParser.for_model(model or "", chat_template_kwargs=chat_template_kwargs, **options)
-    if len(format_names) == 1 and format_names[0] in DROP_SEPARATORS:
+    if tool_parser and len(format_names) == 1 and format_names[0] in DROP_SEPARATORS:
         options["separators"] = "drop"
     names = ENGINE_FORMATS.get(format_names[0], format_names) if len(format_names) == 1 else format_names
     return StreamParser(list(names), **options)

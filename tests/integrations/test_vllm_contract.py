@@ -214,12 +214,13 @@ def test_the_xlam_adapter_reads_the_wrappers_vllms_xlam_parser_reads(wrapped: st
             "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
             "I'll check.",
         ),
+        ("pythonic", "<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>", "I'll check."),
         ("hermes", CALL, "I'll check. "),
     ],
 )
 def test_content_whitespace_around_calls_is_the_engine_parsers(name: str, call: str, content: str) -> None:
-    # vLLM's Gemma 4, GLM and Qwen3-Coder parsers strip the whitespace around calls from the content; its Hermes
-    # parser hands it on.
+    # vLLM's Gemma 4, GLM, Qwen3-Coder and LFM2 parsers strip the whitespace around calls from the content; its
+    # Hermes parser hands it on.
     parser = adapter.TOOL_PARSERS[f"streamparse_{name}"](marker_tokenizer())
     result = parser.extract_tool_calls("I'll check. " + call, chat_request(tools=[WEATHER]))
     assert [c.function.name for c in result.tool_calls] == ["get_weather"]
