@@ -95,7 +95,7 @@ class ValueWriter:
 
     __slots__ = (
         "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
-        "verbatim",
+        "verbatim", "key", "deferred", "result",
     )  # fmt: skip
 
     def __init__(
@@ -107,8 +107,12 @@ class ValueWriter:
         trim: bool = False,
         escaped: bool = False,
         verbatim: bool = False,
+        deferred: bool = False,
     ) -> None:
         self.eng = eng
+        self.key = key
+        self.deferred = deferred  # a possible wrapper parameter: its value is kept, not sent (TagCallState)
+        self.result: Any = None
         self.trim = trim
         self.held_ws = ""
         self.escaped = escaped  # the whole call was JSON-escaped once (GLM-4.6): values are unescaped
@@ -121,13 +125,13 @@ class ValueWriter:
         self.raw_json = raw_json  # DSML string="false": the value is JSON; "true": raw text
         # DSML string="true" is text, typed by the schema like any text value (a model writes string="true"
         # for `42` where the schema says integer; vLLM's DSML parser types it too).
-        self.stream = not raw_json and streams_as_string(self.schema)
+        self.stream = not raw_json and not deferred and streams_as_string(self.schema)
         self.first = not verbatim  # verbatim: no leading newline to drop
         self.held_nl = False
         self.verbatim = verbatim
         self.parts: list[str] = []
-        prefix = ("{" if first_key else ", ") + json.dumps(key, ensure_ascii=False) + ": "
-        eng.args(prefix + ('"' if self.stream else ""))
+        if not deferred:
+            eng.args(_member(key, first_key) + ('"' if self.stream else ""))
 
     def write(self, text: str) -> None:
         if self.escaped:
@@ -181,13 +185,25 @@ class ValueWriter:
                 value = coerce_text_value(raw, self.schema)
         else:
             value = coerce_text_value(raw, self.schema)
+        if self.deferred:
+            self.result = value
+            return
         self.eng.args(json.dumps(value, ensure_ascii=False))
+
+
+def _member(key: str, first: bool) -> str:
+    return ("{" if first else ", ") + json.dumps(key, ensure_ascii=False) + ": "
+
+
+# A lone parameter of one of these names that the tool does not declare may wrap the real arguments
+# (``<parameter name="arguments">{"location": "Beijing"}</parameter>``, DeepSeek V3.2 per vLLM's tests).
+_WRAPPERS = ("arguments", "input")
 
 
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "pending")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
@@ -195,6 +211,7 @@ class TagCallState(State):
         self.close = ""
         self.nparams = 0
         self.escaped = escaped  # literal ``\n`` between the tags: the call was JSON-escaped once
+        self.pending: ValueWriter | None = None  # a complete wrapper parameter, held until the call's end
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         value = self.value
@@ -243,6 +260,8 @@ class TagCallState(State):
                 return True
             self.value.write(buf[pos:s])
             self.value.finish()
+            if self.value.deferred:
+                self.pending = self.value
             self.value = None
             eng.pos = e if tok == self.close else s
             return True
@@ -262,7 +281,7 @@ class TagCallState(State):
         if tok == syn.call_close or tok in syn.outer_close:
             # A missing call closer before the block's closer (`</parameter></tool_call>`): the call ends there.
             end = e if tok == syn.call_close else s
-            eng.args("}" if self.nparams else "{}")
+            self._close_args(eng)
             eng.end_call(end)
             eng.pos = end
             eng.pop()
@@ -286,10 +305,32 @@ class TagCallState(State):
         if "type" in m.re.groupindex and m.group("type") is not None:
             raw_json = m.group("type") != "string"  # a declared type attribute: string is raw text, else JSON
         self.close = syn.param_close or f"</{key}>"
-        self.value = ValueWriter(eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim)
+        self._release(eng)
+        deferred = self.nparams == 0 and key in _WRAPPERS and _undeclared(eng, key)
+        self.value = ValueWriter(
+            eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim, deferred=deferred
+        )
         self.nparams += 1
         eng.pos = m.end()
         return True
+
+    def _release(self, eng: Engine) -> None:
+        """A held wrapper parameter is an ordinary one after all (another parameter follows it)."""
+        held, self.pending = self.pending, None
+        if held is not None:
+            eng.args(_member(held.key, True) + json.dumps(held.result, ensure_ascii=False))
+
+    def _close_args(self, eng: Engine) -> None:
+        """The end of the arguments object; a lone wrapper parameter whose value is an object of the tool's own
+        parameters is those arguments (as vLLM's DeepSeek V3.2 parser unwraps it)."""
+        held = self.pending
+        inner = _unwrapped(eng, held.result) if held is not None else None
+        if inner is not None:
+            self.pending = None
+            eng.args(json.dumps(inner, ensure_ascii=False))
+            return
+        self._release(eng)
+        eng.args("}" if self.nparams else "{}")
 
     def _ends_value(self, buf: str, tok: str | None, s: int, e: int, final: bool) -> bool | None:
         """A closer ends the value only where the structure can end: the template writes the next parameter
@@ -331,7 +372,7 @@ class TagCallState(State):
             return False
         if tail and not self.syn.call_close.startswith(tail):
             return False
-        eng.args("}" if self.nparams else "{}")
+        self._close_args(eng)
         eng.end_call(len(eng.buf))
         eng.pos = len(eng.buf)
         eng.pop()
@@ -345,3 +386,25 @@ class TagCallState(State):
             if call is not None and call.reject is None:
                 # Only the first character: a longer excerpt would depend on the chunking (chunking invariance).
                 call.reject, call.detail = Reason.MALFORMED, f"unexpected text in the call at {text.lstrip()[:1]!r}"
+
+
+def _undeclared(eng: Engine, key: str) -> bool:
+    """Whether the call's tool is declared and has no parameter ``key``."""
+    tools, call = eng.cfg.tools, eng.call
+    if tools is None or call is None or call.name is None or call.name not in tools:
+        return False
+    return tools.property_schema(call.name, key) is None
+
+
+def _unwrapped(eng: Engine, value: Any) -> dict[str, Any] | None:
+    """``value`` (an object, or a JSON string of one) when every key of it is a parameter of the call's tool."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+    tools, call = eng.cfg.tools, eng.call
+    if not isinstance(value, dict) or not value or tools is None or call is None or call.name is None:
+        return None
+    name = call.name
+    return value if all(tools.property_schema(name, k) is not None for k in value) else None
