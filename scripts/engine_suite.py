@@ -189,7 +189,8 @@ def write_docs(rows: list[str], expected: dict[str, dict[str, str]]) -> None:
         "fail_closed": "Fail-closed differences: the engine hands on something unsafe, the adapter does not",
         "kept": "Text the engine drops and streamparse keeps (every character of the output is accounted for)",
         "private": "Out of scope: tests of the engine parser's private attributes",
-        "harness": "Artifacts of running one adapter in place of two engine parsers",
+        "harness": "Artifacts of the harness (one adapter in place of two engine parsers; the files' own streaming "
+        "helpers, which differ from vLLM's serving loop)",
         "open": "Open: engine behaviour not matched yet",
     }
     for key, title in titles.items():

@@ -90,3 +90,23 @@ def test_one_shot_moves_text_an_orphan_think_closer_showed_was_reasoning() -> No
         pieces = drain(session(), random_pieces(text, seed))
         assert any(p.text_was_reasoning for p in pieces)
         assert split(pieces) == ("The answer.", "Let me think about it.")
+
+
+def test_a_responses_api_namespace_is_flattened_into_its_tools_names() -> None:
+    from types import SimpleNamespace as NS
+
+    from streamparse.integrations.session import tool_specs
+
+    schema = {"type": "object", "properties": {"app": {"type": "string"}}}
+    inner = NS(type="function", name="get_app_state", parameters=schema)
+    tools = [
+        NS(type="namespace", name="mcp__computer_use", tools=[inner]),
+        NS(type="function", name="t", parameters={}),
+    ]
+    specs = tool_specs(tools) or []
+    assert [s["function"]["name"] for s in specs] == ["mcp__computer_use__get_app_state", "t"]
+    assert specs[0]["function"]["parameters"] == schema
+    parser = StreamParser(["glm45"], tools=specs)
+    text = "<tool_call>mcp__computer_use__get_app_state<arg_key>app</arg_key><arg_value>Chrome</arg_value></tool_call>"
+    result = one_shot(parser, text)
+    assert [(c.name, c.arguments) for c in result.calls] == [("mcp__computer_use__get_app_state", {"app": "Chrome"})]

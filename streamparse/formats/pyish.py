@@ -140,7 +140,9 @@ def wire_gemma_tool_code(w: Wiring) -> None:
 
 GEMMA4_OPEN, GEMMA4_CLOSE = "<|tool_call>", "<tool_call|>"
 FGEMMA_OPEN, FGEMMA_CLOSE = "<start_function_call>", "<end_function_call>"
-_GEMMA_NAME = re.compile(r"\s*call:(?P<name>[^\s{}<>:,]{1,200})\{")
+# Gemma 4 sometimes drops the ``call`` keyword after its opener token (``<|tool_call>:NAME{``, vLLM issue
+# 53431); the opener is a special token, so the bare form cannot be prose.
+_GEMMA_NAME = re.compile(r"\s*(?:call)?:(?P<name>[^\s{}<>:,]{1,200})\{")
 
 
 def gemma_call(delim: str, closer: str) -> Handler:
@@ -149,7 +151,7 @@ def gemma_call(delim: str, closer: str) -> Handler:
         j = after_ws(buf, e, final)
         if j is None or isinstance(j, bool):
             return j
-        ok = starts_or_prefix(buf, j, "call:")
+        ok = True if buf.startswith(":", j) else starts_or_prefix(buf, j, "call:")
         if not ok:
             return None if ok is None and not final else False
         m = read_header(buf, e, "{", _GEMMA_NAME, final)

@@ -42,7 +42,7 @@ def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
     if not tools:
         return None
     out: list[dict[str, Any]] = []
-    for tool in tools:
+    for tool in _flat(tools):
         function = getattr(tool, "function", None)
         name = getattr(function, "name", None) or getattr(tool, "name", None)
         if not (isinstance(name, str) and name):
@@ -51,6 +51,27 @@ def tool_specs(tools: Iterable[Any] | None) -> list[dict[str, Any]] | None:
         params = {k: v for k, v in params.items() if k != "required"} if isinstance(params, dict) else {}
         out.append({"type": "function", "function": {"name": name, "parameters": params}})
     return out or None
+
+
+def _flat(tools: Iterable[Any], prefix: str = "") -> Iterable[Any]:
+    """The request's tools with Responses API namespaces flattened: a namespace's function ``NAME`` is the
+    tool ``NAMESPACE__NAME``, the name the model calls and vLLM maps back to the namespace."""
+    for tool in tools:
+        nested = getattr(tool, "tools", None)
+        if getattr(tool, "type", None) == "namespace" and isinstance(nested, list):
+            yield from _flat(nested, f"{prefix}{getattr(tool, 'name', '')}__")
+        elif prefix and getattr(tool, "type", None) == "function":
+            yield _Named(prefix + str(getattr(tool, "name", "")), getattr(tool, "parameters", None))
+        elif not prefix:
+            yield tool
+
+
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """A namespaced function under its flat name (Responses API tools carry name and parameters directly)."""
+
+    name: str
+    parameters: Any
 
 
 @dataclass(slots=True)
@@ -70,6 +91,8 @@ class Piece:
     content: str = ""
     reasoning: str = ""
     calls: list[CallPiece] = field(default_factory=list)
+    ended: list[int] = field(default_factory=list)
+    """Engine indices of the calls that ended (accepted or rejected) in this chunk."""
     text_was_reasoning: bool = False
     """An orphan ``</think>`` said the content sent before this piece was reasoning (a stream cannot take
     it back; :func:`one_shot` moves it)."""
@@ -126,6 +149,7 @@ class RequestSession:
         content: list[str] = []
         reasoning: list[str] = []
         calls: list[CallPiece] = []
+        ended: list[int] = []
         moved = False
         for ev in events:
             if isinstance(ev, TextDelta):
@@ -148,15 +172,17 @@ class RequestSession:
                 sent = "".join(self._streamed[index])
                 if ev.call.arguments_json.startswith(sent) and len(ev.call.arguments_json) > len(sent):
                     self._arguments(calls, index, ev.call.arguments_json[len(sent) :])
+                ended.append(index)
             elif isinstance(ev, ToolCallRejected):
                 self.rejected.append(ev)
                 if ev.index in self._index:
                     self.rejected_after_name.append(ev)
+                    ended.append(self._index[ev.index])
             elif isinstance(ev, TextWasReasoning):
                 moved = True
                 reasoning.insert(0, "".join(content))  # this piece's text so far was reasoning too
                 content.clear()
-        piece = Piece("".join(content), "".join(reasoning), calls, moved)
+        piece = Piece("".join(content), "".join(reasoning), calls, ended, moved)
         return piece if piece else None
 
     def _arguments(self, calls: list[CallPiece], index: int, fragment: str) -> None:
@@ -271,7 +297,9 @@ class ReasoningSplit:
         self._reasoning.clear()
         start = whole.find("<think>") + len("<think>") if whole.lstrip().startswith("<think>") else 0
         at = whole.find(said, start) + len(said) if said else start
-        if not at_call:
-            close = whole.find("</think>", at)
-            at = close + len("</think>") if close >= 0 else at
+        close = -1 if at_call else whole.find("</think>", at)
+        if close >= 0 and (said or not whole[at:close].strip()):
+            # Reasoning ended at this closer. With no reasoning said, a closer after text (an orphan: the output
+            # did not start in reasoning) stays in the content verbatim.
+            at = close + len("</think>")
         return whole[at:]

@@ -43,6 +43,7 @@ from .vllm_base import (
     THINK_OPEN,
     UNPAIRED,
     delta_message,
+    header_first,
     make_parser,
     max_tokens,
     new_id,
@@ -91,6 +92,7 @@ class StreamparseToolParser(ToolParser):
         self._handoff: tuple[str, RequestSession] | None = None
         self._in_think = False  # streaming without a reasoning parser: a <think> was sent as content
         self._request: Any = None
+        self._held: dict[int, str] = {}  # engine index -> argument fragment held back from its header's delta
         self.reasoning_parser: StreamparseReasoningParser | None = None
         peer, UNPAIRED[0] = UNPAIRED[0], None
         if peer is not None and peer.model_tokenizer is tokenizer and peer.tool_parser is None:
@@ -119,7 +121,9 @@ class StreamparseToolParser(ToolParser):
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
         template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
-        return make_parser(self.format_names, model, tools, primed, template, table, tokenizer=self.model_tokenizer)
+        return make_parser(
+            self.format_names, model, tools, primed, template, table, tokenizer=self.model_tokenizer, tool_parser=True
+        )
 
     def session(self, request: Any = None, model: str | None = None, tokens: bool = True) -> RequestSession:
         """This request's session, created on first use (by this parser or its reasoning parser).
@@ -186,6 +190,7 @@ class StreamparseToolParser(ToolParser):
 
     def _reset(self) -> None:
         self._session, self._tokens, self._limit, self._in_think = None, 0, None, False
+        self._held.clear()
 
     def _reasoning_as_content(self, piece: Piece | None) -> Piece | None:
         """Without a reasoning parser, vLLM streams reasoning markup as content: ``<think>...</think>``."""
@@ -198,14 +203,16 @@ class StreamparseToolParser(ToolParser):
         if self._in_think and (piece.content or piece.calls):
             at = len(text) - len(piece.content)
             text, self._in_think = text[:at] + THINK_CLOSE + text[at:], False
-        return Piece(text, "", piece.calls)
+        return Piece(text, "", piece.calls, piece.ended)
 
     def push(self, session: RequestSession, text: str, ids: Sequence[int]) -> Piece | None:
         """One delta into the session: as token pieces when the session takes token ids."""
         if session.parser.takes_tokens and self.model_tokenizer is not None:
             table = special_table(self.model_tokenizer, self._vocab())
-            return session.push_tokens(token_pieces(self.model_tokenizer, table, text, ids))
-        return session.push(text)
+            piece = session.push_tokens(token_pieces(self.model_tokenizer, table, text, ids))
+        else:
+            piece = session.push(text)
+        return header_first(piece, self._held)
 
     def _vocab(self) -> Any:
         try:
@@ -220,7 +227,7 @@ class StreamparseToolParser(ToolParser):
         """End of the request's output: flush held text, finish or reject open calls."""
         if self._session is None:
             return None
-        piece = self._session.finish("length" if self.stopped_for_length else "stop")
+        piece = header_first(self._session.finish("length" if self.stopped_for_length else "stop"), self._held, True)
         return delta_message(self._reasoning_as_content(piece))
 
     @property

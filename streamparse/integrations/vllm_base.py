@@ -13,7 +13,7 @@ from vllm.renderers.chat_utils import make_tool_call_id
 
 from streamparse import StreamParser
 
-from .session import Piece
+from .session import CallPiece, Piece
 from .templates import template_options
 
 PREFIX = "streamparse"
@@ -52,6 +52,15 @@ STRUCTURAL_TAGS: dict[str, str] = {
 STRING_VALUED = frozenset({"qwen3_coder", "glm45", "minimax", "deepseek_dsml", "seed_oss", "xml_invoke"})
 
 
+# Markup an engine parser reads besides its format's own, which its tests pin: vLLM's xLAM parser also takes
+# the list after Mistral's `[TOOL_CALLS]` and inside Hermes' `<tool_call>`. Gated here (the adapter of that
+# format), not in the format: the library's xlam stays the bare list.
+ENGINE_FORMATS: dict[str, tuple[str, ...]] = {"xlam": ("xlam", "mistral", "hermes")}
+# vLLM's tool parsers of these formats strip the whitespace around calls from the content (the others, Hermes
+# first, hand it on): their tool-parser adapters drop the template's separators, as streamparse's default does.
+DROP_SEPARATORS = frozenset({"xlam", "gemma4", "glm45", "qwen3_coder", "pythonic"})
+
+
 def max_tokens(request: Any) -> int | None:
     # Read the fields directly: the `max_tokens` property warns that it is deprecated.
     fields = getattr(request, "__dict__", {})
@@ -68,6 +77,7 @@ def make_parser(
     special_tokens: dict[int, str] | None = None,
     calls_in_reasoning: str = "promote",
     tokenizer: Any = None,
+    tool_parser: bool = False,
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
@@ -88,7 +98,10 @@ def make_parser(
         # An unknown model is parsed with the format derived from its own chat template (zero-config).
         options.update(template_options(tokenizer))
         return StreamParser.for_model(model or "", chat_template_kwargs=chat_template_kwargs, **options)
-    return StreamParser(list(format_names), **options)
+    if tool_parser and len(format_names) == 1 and format_names[0] in DROP_SEPARATORS:
+        options["separators"] = "drop"
+    names = ENGINE_FORMATS.get(format_names[0], format_names) if len(format_names) == 1 else format_names
+    return StreamParser(list(names), **options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +238,28 @@ def delta_message(piece: Piece | None) -> DeltaMessage | None:
         for c in piece.calls
     ]
     return DeltaMessage(content=piece.content or None, reasoning=piece.reasoning or None, tool_calls=calls)
+
+
+def header_first(piece: Piece | None, held: dict[int, str], final: bool = False) -> Piece | None:
+    """A call's id and name in a delta of their own, as vLLM's parsers send them (clients and vLLM's tests read
+    the header delta's arguments as empty): a call that starts in this delta and is still open holds its first
+    argument fragment, which leads the next delta (or the end of the stream, ``final``). Joined, the fragments
+    are unchanged; only the delta that carries them moves by one."""
+    if held:
+        piece = piece if piece is not None else Piece()
+        for index in sorted(held, reverse=True):
+            fragment = held.pop(index)
+            same = next((c for c in piece.calls if c.index == index and c.name is None), None)
+            if same is not None:
+                same.arguments = fragment + same.arguments
+            else:
+                piece.calls.insert(0, CallPiece(index, arguments=fragment))
+    if piece is None or final:
+        return piece
+    for call in piece.calls:
+        if call.name is not None and call.arguments and call.index not in piece.ended:
+            held[call.index], call.arguments = call.arguments, ""
+    return piece
 
 
 # vLLM's per-request Parser builds its reasoning parser and then, in the same synchronous __init__, its tool

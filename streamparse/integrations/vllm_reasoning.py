@@ -71,7 +71,7 @@ class StreamparseReasoningParser(ReasoningParser):
         return self._primed(self.template, self.model)
 
     def _primed(self, template: dict[str, Any] | None, model: str | None) -> bool | None:
-        switch = thinking_switch(template, self.family.switch if self.family else "enable_thinking")
+        switch = self._switch(template)
         if switch is not None:
             # Off: the template closed (or never opened) the reasoning. On: the family's template opened it.
             return switch and (self.family is None or self.family.primed or self.family.switch == "thinking")
@@ -83,6 +83,14 @@ class StreamparseReasoningParser(ReasoningParser):
         # Alone, the engine parser's contract: a served model the presets know is that model's convention,
         # otherwise the family's.
         return preset.start_in_reasoning if preset.matched else self.family.primed
+
+    def _switch(self, template: dict[str, Any] | None) -> bool | None:
+        """The request's thinking switch, unless the served chat template has none: then it cannot change the
+        prompt (GLM-5.3's always opens ``<think>``, and vLLM's GLM parser ignores the switch for it)."""
+        chat_template = getattr(self.model_tokenizer, "chat_template", None)
+        if isinstance(chat_template, str) and "thinking" not in chat_template:
+            return None
+        return thinking_switch(template, self.family.switch if self.family else "enable_thinking")
 
     @property
     def _in_reasoning(self) -> bool:
@@ -142,7 +150,7 @@ class StreamparseReasoningParser(ReasoningParser):
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         """Tokens of the output inside reasoning (none when the request switched thinking off)."""
-        if thinking_switch(self.template, self.family.switch if self.family else "enable_thinking") is False:
+        if self._switch(self.template) is False:
             return 0
         count, inside = 0, bool(self.primed)
         for token in token_ids:
@@ -158,7 +166,7 @@ class StreamparseReasoningParser(ReasoningParser):
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
         # The template's last reasoning marker decides where the output starts (reasoning rule, docs/FORMATS.md),
         # unless the request switched thinking explicitly.
-        if thinking_switch(self.template, self.family.switch if self.family else "enable_thinking") is not None:
+        if self._switch(self.template) is not None:
             return
         last = self._last_marker(prompt_token_ids[-4:])
         if last is not None:
@@ -174,6 +182,10 @@ class StreamparseReasoningParser(ReasoningParser):
         """The reasoning and the visible text (alone: the rest of the output verbatim, call markup included)."""
         if self.tool_parser is None:
             alone = ReasoningSplit(self._parser(request), self.family.enders if self.family else ())
+            if model_output[:1].isspace() and model_output.lstrip().startswith(THINK_OPEN):
+                # Whitespace before the opening <think> is the template's separator, not reasoning (vLLM's
+                # parsers drop it when they see the whole output; a stream cannot know yet and keeps it).
+                model_output = model_output.lstrip()
             content, reasoning = split(p for p in (alone.push(model_output), alone.finish()) if p is not None)
         else:
             session = RequestSession(self._parser(request))

@@ -28,7 +28,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["coerce_text_value", "streams_as_string", "schema_types"]
+__all__ = ["coerce_text_value", "fit_json_value", "streams_as_string", "schema_types"]
 
 _INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
 _NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -235,3 +235,16 @@ def coerce_text_value(raw: str, schema: dict[str, Any] | None, python: bool = Fa
     except Exception:  # defensive: model output must never make the parser raise
         return raw
     return raw
+
+
+def fit_json_value(value: Any, raw: str, schema: dict[str, Any] | None) -> Any:
+    """A value the model wrote as JSON (DSML ``string="false"``), fitted to its schema: kept when its JSON type
+    is one the schema allows (an integral number is an int, as text-value rule has it); otherwise the text is
+    read under text-value rule (``null`` for a string is the text "null"), as vLLM's DSML parser does."""
+    types = schema_types(schema)
+    if not types or _ANY in types:
+        return value
+    found = _json_type_of(value)
+    if found in ("integer", "number") and ("number" in types or "integer" in types):
+        return coerce_text_value(raw, schema) if isinstance(value, float) else value
+    return value if found in types else coerce_text_value(raw, schema)

@@ -18,7 +18,7 @@ from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from ..core.lookahead import after_ws, read_header, starts_or_prefix
 from ..events import Event
 from ..rejections import Reason
-from .coerce import coerce_text_value, streams_as_string
+from .value_writer import ValueWriter, member
 
 # Value text that cannot hold a marker nor end in a newline the value rules may drop. Every value-scope
 # marker starts with "</" or "<p" (</parameter>, <parameter=, </KEY>, </arg_value>), so "<" before another
@@ -27,6 +27,7 @@ _PLAIN_VALUE = re.compile(r"[^<\n]*(?:(?:\n(?=[^<\n])|<(?=[^/p<\n]))[^<\n]*)*")
 
 
 CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
+_ESCAPED_SPACE = " \t\r\n\\nrt"  # literal escapes between the tags of a JSON-escaped call
 
 
 @dataclass(frozen=True)
@@ -87,122 +88,15 @@ class TagSyntax:
         return t
 
 
-_ESCAPE = re.compile(r'\\(["\\/nrt])')
-_UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
-
-
-_ESCAPED_SPACE = " \t\r\n\\nrt"
-
-
-def _unescape(m: re.Match[str]) -> str:
-    return _UNESCAPED[m.group(1)]
-
-
-class ValueWriter:
-    """Streams one text value into the arguments JSON (text-value rule): drop one leading and one trailing newline
-    (the Qwen3-Coder template wraps values in them), keep every character (``verbatim``) or strip the value
-    (``trim``); strings stream fragment by fragment, other types are coerced by the schema when complete."""
-
-    __slots__ = (
-        "eng", "schema", "stream", "first", "held_nl", "parts", "raw_json", "trim", "held_ws", "escaped", "held_bs",
-        "verbatim", "python", "nl_end",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        eng: Engine,
-        key: str,
-        first_key: bool,
-        raw_json: bool | None,
-        trim: bool = False,
-        escaped: bool = False,
-        verbatim: bool = False,
-        python: bool = False,
-    ) -> None:
-        self.eng = eng
-        self.python = python  # raw values are Python reprs: ``None`` is null too
-        self.trim = trim
-        self.held_ws = ""
-        self.escaped = escaped  # the whole call was JSON-escaped once (GLM-4.6): values are unescaped
-        self.held_bs = ""  # a trailing backslash whose escape is not complete yet
-        call = eng.call
-        tools = eng.cfg.tools
-        self.schema = None
-        if tools is not None and call is not None and call.name is not None and call.name in tools:
-            self.schema = tools.property_schema(call.name, key)
-        self.raw_json = raw_json  # DSML string="false": the value is JSON; "true": raw text
-        # DSML string="true" is text, typed by the schema like any text value (a model writes string="true"
-        # for `42` where the schema says integer; vLLM's DSML parser types it too).
-        self.stream = not raw_json and streams_as_string(self.schema)
-        self.first = not verbatim  # verbatim: no leading newline to drop
-        self.held_nl = False
-        self.verbatim = verbatim
-        self.parts: list[str] = []
-        self.nl_end = False  # the text written so far ends with a newline (the fast paths never take one)
-        prefix = ("{" if first_key else ", ") + json.dumps(key, ensure_ascii=False) + ": "
-        eng.args(prefix + ('"' if self.stream else ""))
-
-    def write(self, text: str) -> None:
-        if text:
-            self.nl_end = text[-1] == "\n"
-        if self.escaped:
-            text = self.held_bs + text
-            run = len(text) - len(text.rstrip("\\"))
-            self.held_bs = "\\" if run % 2 else ""
-            if run % 2:
-                text = text[:-1]
-            text = _ESCAPE.sub(_unescape, text)
-        if not text:
-            return
-        if self.trim:
-            # Leading whitespace is dropped; trailing whitespace waits until more text follows it.
-            text = text.lstrip() if self.first else self.held_ws + text
-            body = text.rstrip()
-            self.held_ws = text[len(body) :]
-            if not body:
-                return
-            self.first = False
-            text = body
-        elif self.first:
-            self.first = False
-            if text[0] == "\n":
-                text = text[1:]
-        if self.held_nl:
-            text = "\n" + text
-            self.held_nl = False
-        if text.endswith("\n") and not self.verbatim:
-            text = text[:-1]
-            self.held_nl = True
-        if not text:
-            return
-        if self.stream:
-            self.eng.args(encode_basestring(text)[1:-1])
-        elif not (self.eng.call is not None and self.eng.call.closed):  # too_large: buffer nothing more
-            self.parts.append(text)
-
-    def finish(self) -> None:
-        if self.held_bs:  # a lone backslash at the end of the value is itself
-            self.escaped, self.held_bs = False, ""
-            self.write("\\")
-        if self.stream:
-            self.eng.args('"')
-            return
-        raw = "".join(self.parts)
-        value: Any
-        if self.raw_json:
-            try:
-                value = json.loads(raw)
-            except ValueError:
-                value = coerce_text_value(raw, self.schema, self.python)
-        else:
-            value = coerce_text_value(raw, self.schema, self.python)
-        self.eng.args(json.dumps(value, ensure_ascii=False))
+# A lone parameter of one of these names that the tool does not declare may wrap the real arguments
+# (``<parameter name="arguments">{"location": "Beijing"}</parameter>``, DeepSeek V3.2 per vLLM's tests).
+_WRAPPERS = ("arguments", "input")
 
 
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
@@ -211,6 +105,7 @@ class TagCallState(State):
         self.close = ""
         self.nparams = 0
         self.escaped = escaped  # literal ``\n`` between the tags: the call was JSON-escaped once
+        self.pending: ValueWriter | None = None  # a complete wrapper parameter, held until the call's end
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         value = self.value
@@ -268,6 +163,8 @@ class TagCallState(State):
                 return True
             self.value.write(buf[pos:s])
             self.value.finish()
+            if self.value.deferred:
+                self.pending = self.value
             self.value = None
             eng.pos = e if tok == self.close else s
             return True
@@ -287,7 +184,7 @@ class TagCallState(State):
         if tok == syn.call_close or tok in syn.outer_close:
             # A missing call closer before the block's closer (`</parameter></tool_call>`): the call ends there.
             end = e if tok == syn.call_close else s
-            eng.args("}" if self.nparams else "{}")
+            self._close_args(eng)
             eng.end_call(end)
             eng.pos = end
             eng.pop()
@@ -311,12 +208,40 @@ class TagCallState(State):
         if "type" in m.re.groupindex and m.group("type") is not None:
             raw_json = m.group("type") != "string"  # a declared type attribute: string is raw text, else JSON
         self.close = syn.param_close or f"</{key}>"
+        self._release(eng)
+        deferred = self.nparams == 0 and key in _WRAPPERS and _undeclared(eng, key)
         self.value = ValueWriter(
-            eng, key, self.nparams == 0, raw_json, syn.trim, self.escaped, syn.verbatim, syn.python_values
+            eng,
+            key,
+            self.nparams == 0,
+            raw_json,
+            syn.trim,
+            self.escaped,
+            syn.verbatim,
+            syn.python_values,
+            deferred=deferred,
         )
         self.nparams += 1
         eng.pos = m.end()
         return True
+
+    def _release(self, eng: Engine) -> None:
+        """A held wrapper parameter is an ordinary one after all (another parameter follows it)."""
+        held, self.pending = self.pending, None
+        if held is not None:
+            eng.args(member(held.key, True) + json.dumps(held.result, ensure_ascii=False))
+
+    def _close_args(self, eng: Engine) -> None:
+        """The end of the arguments object; a lone wrapper parameter whose value is an object of the tool's own
+        parameters is those arguments (as vLLM's DeepSeek V3.2 parser unwraps it)."""
+        held = self.pending
+        inner = _unwrapped(eng, held.result) if held is not None else None
+        if inner is not None:
+            self.pending = None
+            eng.args(json.dumps(inner, ensure_ascii=False))
+            return
+        self._release(eng)
+        eng.args("}" if self.nparams else "{}")
 
     def _cdata(self, eng: Engine, final: bool) -> bool:
         """Inside ``<![CDATA[``: text up to ``]]>`` is value text; a possible start of ``]]>`` at the end of
@@ -387,7 +312,7 @@ class TagCallState(State):
             return False
         if tail and not self.syn.call_close.startswith(tail):
             return False
-        eng.args("}" if self.nparams else "{}")
+        self._close_args(eng)
         eng.end_call(len(eng.buf))
         eng.pos = len(eng.buf)
         eng.pop()
@@ -401,3 +326,25 @@ class TagCallState(State):
             if call is not None and call.reject is None:
                 # Only the first character: a longer excerpt would depend on the chunking (chunking invariance).
                 call.reject, call.detail = Reason.MALFORMED, f"unexpected text in the call at {text.lstrip()[:1]!r}"
+
+
+def _undeclared(eng: Engine, key: str) -> bool:
+    """Whether the call's tool is declared and has no parameter ``key``."""
+    tools, call = eng.cfg.tools, eng.call
+    if tools is None or call is None or call.name is None or call.name not in tools:
+        return False
+    return tools.property_schema(call.name, key) is None
+
+
+def _unwrapped(eng: Engine, value: Any) -> dict[str, Any] | None:
+    """``value`` (an object, or a JSON string of one) when every key of it is a parameter of the call's tool."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+    tools, call = eng.cfg.tools, eng.call
+    if not isinstance(value, dict) or not value or tools is None or call is None or call.name is None:
+        return None
+    name = call.name
+    return value if all(tools.property_schema(name, k) is not None for k in value) else None

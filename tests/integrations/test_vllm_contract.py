@@ -167,3 +167,86 @@ def test_without_a_reasoning_parser_reasoning_markup_stays_in_the_content() -> N
         adapter.TOOL_PARSERS["streamparse_hermes"](marker_tokenizer()), marker_tokenizer(), None, "<think>hm</think>ok"
     )
     assert "".join(d.content or "" for d in deltas) == "<think>hm</think>ok"
+
+
+@pytest.mark.parametrize("interval", [1, 2, 7])
+def test_a_calls_header_goes_in_a_delta_of_its_own(interval: int) -> None:
+    # vLLM's parsers send a call's id and name first, its arguments from the next delta on (vLLM's xLAM tests
+    # read the header delta's arguments as empty); the fragments still join into the call's arguments. (A call
+    # that starts and ends in one delta is sent whole.)
+    parser = adapter.TOOL_PARSERS["streamparse_hermes"](marker_tokenizer())
+    deltas = stream(parser, marker_tokenizer(), chat_request(tools=[WEATHER]), "Sure. " + CALL + CALL, interval)
+    headers = [tc for tc in tool_deltas(deltas) if tc.function.name]
+    assert [tc.index for tc in headers] == [0, 1]
+    assert all(not tc.function.arguments for tc in headers)
+    for index in (0, 1):
+        joined = "".join(tc.function.arguments or "" for tc in tool_deltas(deltas) if tc.index == index)
+        assert json.loads(joined) == {"city": "Paris"}
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    ["[TOOL_CALLS]{}", "<tool_call>{}</tool_call>", "\n```json\n{}\n```", "\n{}"],
+    ids=["mistral", "hermes", "fence", "bare"],
+)
+def test_the_xlam_adapter_reads_the_wrappers_vllms_xlam_parser_reads(wrapped: str) -> None:
+    calls = '[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    text = "I'll check." + wrapped.replace("{}", calls)
+    parser = adapter.TOOL_PARSERS["streamparse_xlam"](marker_tokenizer())
+    result = parser.extract_tool_calls(text, chat_request(tools=[WEATHER]))
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    assert result.content == "I'll check."
+
+
+@pytest.mark.parametrize(
+    ("name", "call", "content"),
+    [
+        ("gemma4", '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>', "I'll check."),
+        (
+            "glm45",
+            "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+            "I'll check.",
+        ),
+        (
+            "qwen3_coder",
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+            "I'll check.",
+        ),
+        ("pythonic", "<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>", "I'll check."),
+        ("hermes", CALL, "I'll check. "),
+    ],
+)
+def test_content_whitespace_around_calls_is_the_engine_parsers(name: str, call: str, content: str) -> None:
+    # vLLM's Gemma 4, GLM, Qwen3-Coder and LFM2 parsers strip the whitespace around calls from the content; its
+    # Hermes parser hands it on.
+    parser = adapter.TOOL_PARSERS[f"streamparse_{name}"](marker_tokenizer())
+    result = parser.extract_tool_calls("I'll check. " + call, chat_request(tools=[WEATHER]))
+    assert [c.function.name for c in result.tool_calls] == ["get_weather"]
+    assert result.content == content
+
+
+def test_whitespace_before_the_opening_think_is_no_reasoning_in_a_whole_output() -> None:
+    # vLLM's DeepSeek R1 test `new_line`: the whole output's separator before <think> is dropped.
+    assert _reason("streamparse_deepseek_r1", "\n<think>Plan.</think>\nDone.") == ("Plan.", "\nDone.")
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("<|assistant|><think>", ("Plan.", "4")),
+        ("{% if enable_thinking %}<think>{% endif %}", (None, "Plan.</think>4")),
+    ],
+    ids=["no-switch", "switch"],
+)
+def test_a_thinking_switch_the_served_template_lacks_changes_nothing(template: str, expected: tuple[Any, Any]) -> None:
+    # vLLM's GLM-5.3 test: its template always opens <think> (no enable_thinking in it), so a request's
+    # enable_thinking=False must not turn the reasoning into content. With a switch, thinking off leaves the
+    # whole output content, verbatim (vLLM's GLM-4.7 test).
+    import copy
+
+    tok = copy.copy(marker_tokenizer())
+    tok.chat_template = template
+    parser = adapter.REASONING_PARSERS["streamparse_glm45"](tok, chat_template_kwargs={"enable_thinking": False})
+    assert parser.extract_reasoning("Plan.</think>4", chat_request()) == expected
