@@ -17,13 +17,17 @@ import runpy
 import sys
 from typing import Any
 
+from sglang.srt.entrypoints.openai.protocol import ToolChoice
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from xgrammar import StructuralTag
 
 from streamparse import StreamParser, formats
+from streamparse.formats import Declaration
 
 from .session import Piece, RequestSession, split, tool_specs
+from .structural import Choice, Tool, declaration_for, structural_tag
 from .templates import TEMPLATE_ENV, template_from_argv, template_options
 
 __all__ = ["StreamparseDetector", "register", "DETECTORS", "main"]
@@ -98,8 +102,35 @@ class StreamparseDetector(BaseFormatDetector):
             return StreamingParseResult()
         return _result(self._session.finish())
 
+    def _declaration(self) -> Declaration | None:
+        return declaration_for(self.format_names[0]) if self.format_names else None
+
     def supports_structural_tag(self) -> bool:
-        return False  # constrained decoding has no single begin/end pair for a multi-format parser
+        """A single format with a declaration (or a family writer) has a tag; then SGLang also parses
+        ``required`` and named calls with this detector. The multi-format ``streamparse`` has none."""
+        return self._declaration() is not None
+
+    def get_structural_tag(
+        self,
+        tools: Any = None,
+        tool_choice: Any = "auto",
+        thinking_mode: bool = False,
+        parallel_tool_calls: bool = True,
+    ) -> Any:
+        """The structural tag built from the format's declaration (:mod:`.structural`): what constrained
+        decoding lets the model write is what this detector reads."""
+        decl = self._declaration()
+        if decl is None or not tools:
+            return None
+        forced = tool_choice.function.name if isinstance(tool_choice, ToolChoice) else None
+        specs = [
+            Tool(t.function.name, t.function.parameters, t.function.strict is True)
+            for t in tools
+            if forced is None or t.function.name == forced
+        ]
+        choice: Choice = "forced" if forced else "required" if tool_choice == "required" else "auto"
+        tag = structural_tag(decl, specs, choice, parallel=parallel_tool_calls)
+        return None if tag is None else StructuralTag.model_validate(tag)
 
     def structure_info(self) -> Any:
         """Hermes' begin/end pair (the only format here with one fixed pair SGLang's legacy EBNF path can use)."""

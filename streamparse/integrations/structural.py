@@ -203,13 +203,13 @@ def _or(elements: list[Format]) -> Format:
     return elements[0] if len(elements) == 1 else {"type": "or", "elements": elements}
 
 
-def _tags(tags: list[Format], separator: str, choice: Choice) -> Format:
+def _tags(tags: list[Format], separator: str, one: bool) -> Format:
     return {
         "type": "tags_with_separator",
         "tags": tags,
         "separator": separator,
         "at_least_one": True,
-        "stop_after_first": choice == "forced",
+        "stop_after_first": one,
     }
 
 
@@ -343,12 +343,16 @@ def _merged(calls: list[_Call]) -> list[Format]:
 # -- the whole tag ----------------------------------------------------------------------------------------
 
 
-def structural_tag(decl: Declaration, tools: Sequence[Tool], choice: Choice) -> dict[str, Any] | None:
+def structural_tag(
+    decl: Declaration, tools: Sequence[Tool], choice: Choice, *, parallel: bool = True
+) -> dict[str, Any] | None:
     """The structural tag that lets the model write calls of ``tools`` in ``decl``'s format.
 
     ``auto``: free text until a call's (or section's) opener, then calls; ``required``: one or more calls;
-    ``forced``: exactly one call (``tools`` holds the named one). ``None`` when there is no tool.
+    ``forced``: exactly one call (``tools`` holds the named one); ``parallel=False``: at most one call.
+    ``None`` when there is no tool.
     """
+    one = choice == "forced" or not parallel
     if not tools:
         return None
     section = decl.section
@@ -360,7 +364,7 @@ def structural_tag(decl: Declaration, tools: Sequence[Tool], choice: Choice) -> 
         begin, end, separator = section.open, section.close or "", ""
         if in_list:  # the section holds one JSON list, whose items are the calls (Apertus)
             begin, end, separator = begin + "[", "]" + end, ", "
-        calls = _tags(tags, separator, choice)
+        calls = _tags(tags, separator, one)
         if choice == "auto" and not end:
             # An open-ended section (Solar Open's) ends with the output: text, or text and then the section.
             text: Format = {"type": "any_text", "excludes": [section.open]}
@@ -375,7 +379,7 @@ def structural_tag(decl: Declaration, tools: Sequence[Tool], choice: Choice) -> 
         else:
             fmt = _seq(_const(begin), calls, _const(end))
     elif choice == "auto":
-        fmt = {"type": "triggered_tags", "triggers": [decl.call.open], "tags": tags}
+        fmt = {"type": "triggered_tags", "triggers": [decl.call.open], "tags": tags, "stop_after_first": one}
     else:
-        fmt = _tags(tags, "", choice)
+        fmt = _tags(tags, "", one)
     return {"type": "structural_tag", "format": fmt}

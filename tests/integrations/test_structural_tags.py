@@ -190,3 +190,40 @@ def test_a_user_s_declared_format_gets_its_tag_and_a_vllm_parser() -> None:
         assert parsed("x_tagged_calls", text) == [CALL]
     finally:
         formats.unregister("x_tagged_calls")
+
+
+@pytest.mark.parametrize("fmt", sorted(TEXTS))
+def test_sglang_constrains_required_and_named_calls_with_the_declaration_s_tag(fmt: str) -> None:
+    from sglang.srt.entrypoints.openai.protocol import Tool as SglTool
+    from sglang.srt.entrypoints.openai.protocol import ToolChoice
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    from streamparse.integrations import sglang
+
+    sglang.register()
+    decl = declaration_for(fmt)
+    assert decl is not None
+    tools = [SglTool.model_validate(WEATHER), SglTool.model_validate(PING)]
+    parser = FunctionCallParser(tools, f"streamparse_{fmt}")
+    assert parser.owns_tool_format()  # SGLang then reads required/named output with this detector
+    kind, tag = parser.get_structure_constraint("required")
+    assert kind == "structural_tag"
+    assert tag.model_dump() == full(
+        structural_tag(decl, [TOOL, Tool("ping", PING["function"]["parameters"], False)], "required")
+    )
+    kind, tag = parser.get_structure_constraint(ToolChoice(function={"name": "get_weather"}), parallel_tool_calls=False)
+    assert kind == "structural_tag" and accepts(tag.model_dump(), TEXTS[fmt])
+    assert not accepts(tag.model_dump(), TEXTS[fmt] + TEXTS[fmt])
+    assert [(c.name, json.loads(c.parameters)) for c in parser.parse_non_stream(TEXTS[fmt])[1]] == [CALL]
+
+
+def test_sglang_s_multi_format_detector_keeps_the_json_schema_constraint() -> None:
+    from sglang.srt.entrypoints.openai.protocol import Tool as SglTool
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    from streamparse.integrations import sglang
+
+    sglang.register()
+    parser = FunctionCallParser([SglTool.model_validate(WEATHER)], "streamparse")
+    assert not parser.owns_tool_format()
+    assert parser.get_structure_constraint("required")[0] == "json_schema"
