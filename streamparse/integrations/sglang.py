@@ -30,7 +30,7 @@ from .session import Piece, RequestSession, split, tool_specs
 from .structural import Choice, Tool, declaration_for, structural_tag
 from .templates import TEMPLATE_ENV, template_from_argv, template_options
 
-__all__ = ["StreamparseDetector", "register", "DETECTORS", "main"]
+__all__ = ["StreamparseDetector", "register", "DETECTORS", "detector_for", "main"]
 
 PREFIX = "streamparse"
 
@@ -145,8 +145,15 @@ class StreamparseDetector(BaseFormatDetector):
 
 
 def _subclass(fmt: str) -> type[StreamparseDetector]:
-    name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + "Detector"
-    return type(name, (StreamparseDetector,), {"format_names": (fmt,), "__module__": __name__, "__qualname__": name})
+    return detector_for((fmt,))
+
+
+def detector_for(names: tuple[str, ...], label: str = "") -> type[StreamparseDetector]:
+    """A detector class for these formats (one family written several ways, e.g. HY3's suffixed and bare
+    tokens): what stands in for one of SGLang's detectors. ``label`` names the class."""
+    name = label or "Streamparse" + "".join(part.title() for part in "_".join(names).split("_")) + "Detector"
+    attrs = {"format_names": names, "__module__": __name__, "__qualname__": name}
+    return type(name, (StreamparseDetector,), attrs)
 
 
 DETECTORS: dict[str, type[StreamparseDetector]] = {PREFIX: StreamparseDetector}
