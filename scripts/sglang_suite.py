@@ -128,11 +128,23 @@ def table(engine: dict[str, dict[str, str]], adapter: dict[str, dict[str, str]])
         e = sum(v == "passed" for v in e_res.values())
         a = sum(v == "passed" for v in a_res.values())
         totals = [totals[0] + tests, totals[1] + e, totals[2] + a]
-        theirs, ours = FILES.get(key, ("", ""))
+        theirs, ours = FILES.get(key) or _shared_row(key.split("::")[-1])
         label = key.split("/")[-1]
         rows.append(f"| `{label}` | {theirs} | {ours} | {tests} | {e} | {a} |")
     rows.append(f"| **all** | | | **{totals[0]}** | **{totals[1]}** | **{totals[2]}** |")
     return rows
+
+
+def _shared_row(test_class: str) -> tuple[str, str]:
+    """A class of the shared file: the SGLang detector it tests and the formats in its place."""
+    sys.path.insert(0, str(ROOT / "tests" / "integrations"))
+    from sglang_suite_plugin import DETECTORS
+
+    cls = test_class.removeprefix("Test")
+    for (module, name), formats in DETECTORS.items():
+        if name == cls:
+            return f"`{name}`", ", ".join(formats)
+    return "", ""
 
 
 def main() -> int:

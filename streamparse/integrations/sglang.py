@@ -57,7 +57,7 @@ def _text(piece: Piece) -> str:
 # Formats whose SGLang detectors stream each call as one item once it is complete (name and all its
 # parameters), not as a name item and argument fragments: Python-style calls and MiniCPM's XML.
 WHOLE_CALLS = frozenset({"pythonic", "minicpm5"})
-KEEPS_SPACE = frozenset({"llama3_json"})
+KEEPS_SPACE = frozenset({"llama3_json", "gemma4"})
 
 
 def _openers(fmt: str) -> tuple[str, ...]:
@@ -98,14 +98,15 @@ class StreamparseDetector(BaseFormatDetector):
     def has_tool_call(self, text: str) -> bool:
         """Whether ``text`` holds this format's call markup, as SGLang's detectors answer it (SGLang then
         parses it with :meth:`detect_and_parse`): the opener of its calls (of its section, where calls sit in
-        one) as its declaration has it; for other formats, a call or a candidate the parser rejected."""
+        one) as its declaration has it, or a call the parser reads (a bare Llama JSON call has no opener); for
+        formats without a declaration, also a candidate the parser rejected."""
         openers = [o for fmt in self.format_names or () for o in _openers(fmt)]
-        if openers:
-            return any(o in text for o in openers)
+        if any(o in text for o in openers):
+            return True
         session = RequestSession(self._parser(None))
         session.push(text)
         session.finish()
-        return bool(session.accepted or session.rejected)
+        return bool(session.accepted or (session.rejected and not openers))
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         session = RequestSession(self._parser(tools))
@@ -118,7 +119,7 @@ class StreamparseDetector(BaseFormatDetector):
         ]
         content, reasoning = split(p for p in pieces if p is not None)
         text_out = reasoning + content
-        # SGLang's detectors hand on the text around calls trimmed (``text[:start].strip()``), but Llama's.
+        # SGLang's detectors hand on the text around calls trimmed (``text[:start].strip()``), but Llama's and Gemma 4's.
         trim = calls and not KEEPS_SPACE.intersection(self.format_names or ())
         return StreamingParseResult(normal_text=text_out.strip() if trim else text_out, calls=calls)
 
