@@ -141,7 +141,7 @@ def _shared_row(test_class: str) -> tuple[str, str]:
     from sglang_suite_plugin import DETECTORS
 
     cls = test_class.removeprefix("Test")
-    for (module, name), formats in DETECTORS.items():
+    for (_module, name), formats in DETECTORS.items():
         if name == cls:
             return f"`{name}`", ", ".join(formats)
     return "", ""

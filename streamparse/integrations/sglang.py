@@ -119,7 +119,8 @@ class StreamparseDetector(BaseFormatDetector):
         ]
         content, reasoning = split(p for p in pieces if p is not None)
         text_out = reasoning + content
-        # SGLang's detectors hand on the text around calls trimmed (``text[:start].strip()``), but Llama's and Gemma 4's.
+        # SGLang's detectors hand on the text around calls trimmed (``text[:start].strip()``), except Llama's
+        # and Gemma 4's.
         trim = calls and not KEEPS_SPACE.intersection(self.format_names or ())
         return StreamingParseResult(normal_text=text_out.strip() if trim else text_out, calls=calls)
 
