@@ -198,23 +198,25 @@ def main() -> int:
     return 1 if failed else 0
 
 
+TITLES = {
+    "fail_closed": "Fail-closed differences: SGLang hands on something unsafe, streamparse does not",
+    "private": "Out of scope: tests of SGLang detector internals (private attributes, helper functions)",
+    "convention": "Conventions that differ (streamparse's documented behaviour)",
+    "open": "Open: SGLang behaviour not matched yet",
+}
+
+
 def write_docs(rows: list[str], expected: dict[str, dict[str, str]], info: dict[str, object]) -> None:
-    lines = [BEGIN, f"Files: `{info['repo']}` at `{info['commit']}` ({info['date']}).", "", *rows, ""]
-    titles = {
-        "fail_closed": "Fail-closed differences: SGLang hands on something unsafe, streamparse does not",
-        "private": "Out of scope: tests of SGLang detector internals (private attributes, helper functions)",
-        "convention": "Conventions that differ (streamparse's documented behaviour)",
-        "open": "Open: SGLang behaviour not matched yet",
-    }
-    for key, title in titles.items():
-        lines += [f"{title}:", ""]
-        lines += [f"- `{test}`: {why}" for test, why in sorted(expected.get(key, {}).items())] or ["- none"]
-        lines.append("")
-    lines.append(END)
-    text = DOC.read_text(encoding="utf-8")
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    DOC.write_text(head + "\n".join(lines) + tail, encoding="utf-8")
+    """The table and the listed differences, between this suite's markers in docs/integrations.md."""
+    body = [f"Files: `{info['repo']}` at `{info['commit']}` ({info['date']}).", "", *rows]
+    for key, title in TITLES.items():
+        entries = sorted(expected.get(key, {}).items())
+        body += ["", f"{title}:", "", *(f"- `{test}`: {why}" for test, why in entries)] + (
+            [] if entries else ["- none"]
+        )
+    before, _, rest = DOC.read_text(encoding="utf-8").partition(BEGIN)
+    after = rest.partition(END)[2]
+    DOC.write_text(f"{before}{BEGIN}\n" + "\n".join(body) + f"\n\n{END}{after}", encoding="utf-8")
 
 
 if __name__ == "__main__":
