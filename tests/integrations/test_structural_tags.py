@@ -5,10 +5,12 @@ let the model write parses back to the same call, vLLM's Parser hands them on fo
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 import xgrammar as xgr
+from declared_examples import EXAMPLES
 from engine_tokenizer import marker_tokenizer
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionNamedToolChoiceParam
 from vllm.parser import ParserManager
@@ -227,3 +229,63 @@ def test_sglang_s_multi_format_detector_keeps_the_json_schema_constraint() -> No
     parser = FunctionCallParser([SglTool.model_validate(WEATHER)], "streamparse")
     assert not parser.owns_tool_format()
     assert parser.get_structure_constraint("required")[0] == "json_schema"
+
+
+ALL_REQUIRED = {**PARAMS, "required": ["city", "days"]}
+ID_SAMPLES = ("", "0", ":0", "call_1")
+
+
+def render(node: dict[str, Any], args: dict[str, Any], out: str = "") -> str:
+    """The text a tag lets the model write for one call of one tool whose arguments are all required: each
+    value goes where the grammar asks for it (the argument named last before it, or the whole object)."""
+    kind = node["type"]
+    if kind == "const_string":
+        return out + node["value"]
+    if kind in ("sequence", "tag"):
+        out += node.get("begin", "")
+        for child in node.get("elements", [node.get("content")]):
+            out = render(child, args, out)
+        return out + node.get("end", "")
+    if kind in ("tags_with_separator", "triggered_tags"):
+        return render(node["tags"][0], args, out + ("Sure. " if kind == "triggered_tags" else ""))
+    if kind == "regex":
+        return out + next(s for s in ID_SAMPLES if re.fullmatch(node["pattern"], s))
+    schema = node.get("json_schema")
+    if kind == "json_schema" and (schema is True or "properties" in schema):
+        return out + json.dumps(args)
+    key = max(args, key=out.rfind)  # the argument whose name was written last
+    return out + (args[key] if kind == "any_text" else json.dumps(args[key]))
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES))
+def test_a_tag_built_from_any_declared_structure_writes_what_the_parser_reads(example: str) -> None:
+    decl = EXAMPLES[example].decl
+    tool = Tool("get_weather", ALL_REQUIRED)
+    tag = structural_tag(decl, [tool], "required")
+    assert tag is not None
+    text = render(tag["format"], dict(CALL[1]))
+    assert accepts(tag, text), text
+    assert accepts(
+        structural_tag(decl, [tool], "auto"), render(structural_tag(decl, [tool], "auto")["format"], CALL[1])
+    )
+    formats.register(decl)
+    try:
+        result = streamparse.parse(
+            text,
+            [decl.name],
+            tools=[{"type": "function", "function": {"name": "get_weather", "parameters": ALL_REQUIRED}}],
+        )
+        assert [(c.name, c.arguments) for c in result.tool_calls] == [CALL], text
+    finally:
+        formats.unregister(decl.name)
+
+
+@pytest.mark.parametrize("fmt", sorted(TEXTS))
+def test_the_rendered_call_of_every_format_parses_back(fmt: str) -> None:
+    decl = declaration_for(fmt)
+    assert decl is not None
+    tag = structural_tag(decl, [Tool("get_weather", ALL_REQUIRED)], "required")
+    assert tag is not None
+    text = render(tag["format"], dict(CALL[1]))
+    assert accepts(tag, text)
+    assert parsed(fmt, text) == [CALL], text
