@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help test test-browser demo bench bench-quick bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm engine-suite
+.PHONY: help test test-browser demo bench bench-quick bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm engine-suite sglang-suite
 
 # `make help`: one line per target (the text after `##` on its line), with how long the slow ones take.
 help:  ## this list
@@ -97,6 +97,13 @@ vllm-baseline: $(ENGINE_STAMP)  ## the engines' own parsers on the same cases, f
 # fails on an engine-only pass not listed in tests/integrations/engine_suite_expected.json.
 engine-suite: $(ENGINE_STAMP)  ## vLLM's own parser test files through the adapters (~2 min)
 	$(ENGINE_VENV)/bin/python scripts/engine_suite.py --write-docs
+
+# SGLang's own detector test files (only in its git repository: tests/integrations/sglang_suite_manifest.json
+# names the commit; the files go in .cache/sglang-tests, `scripts/sglang_suite.py --from-git CLONE`) run unchanged on
+# SGLang's detectors and on streamparse's; writes its table into docs/integrations.md. Without the files it says
+# so and exits 0 without running anything.
+sglang-suite: $(ENGINE_STAMP)  ## SGLang's detector test files on SGLang's detectors and on streamparse's (~1 min)
+	$(ENGINE_VENV)/bin/python scripts/sglang_suite.py --write-docs
 
 bench-vllm: $(ENGINE_STAMP)  ## time the vLLM adapter
 	$(ENGINE_VENV)/bin/python benchmarks/vllm_adapter.py

@@ -160,6 +160,9 @@ def wire_kimi_k2(w: Wiring) -> None:
     # A section end with no section open (the model closed a section that was abandoned, or wrote a second
     # end) is markup: it never reaches the text.
     w.on(KIMI_SECTION_END, drop)
+    # So are the other call tokens written outside a call (SGLang's detector tests pin it): none is text.
+    w.on(KIMI_ARGS_BEGIN, drop)
+    w.on(KIMI_CALL_END, drop)
 
 
 # Harmony (gpt-oss) ---------------------------------------------------------------------------------------

@@ -17,16 +17,20 @@ import runpy
 import sys
 from typing import Any
 
+from sglang.srt.entrypoints.openai.protocol import ToolChoice
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from xgrammar import StructuralTag
 
 from streamparse import StreamParser, formats
+from streamparse.formats import Declaration
 
 from .session import Piece, RequestSession, split, tool_specs
+from .structural import Choice, Tool, declaration_for, structural_tag
 from .templates import TEMPLATE_ENV, template_from_argv, template_options
 
-__all__ = ["StreamparseDetector", "register", "DETECTORS", "main"]
+__all__ = ["StreamparseDetector", "register", "DETECTORS", "detector_for", "main"]
 
 PREFIX = "streamparse"
 
@@ -41,9 +45,29 @@ def _result(piece: Piece | None) -> StreamingParseResult:
             calls.append(ToolCallItem(tool_index=c.index, name=c.name, parameters=""))
         if c.arguments:
             calls.append(ToolCallItem(tool_index=c.index, name=None, parameters=c.arguments))
+    return StreamingParseResult(normal_text=_text(piece), calls=calls)
+
+
+def _text(piece: Piece) -> str:
     # SGLang's StreamingParseResult has no reasoning field: reasoning is SGLang's reasoning parser's job,
     # and text that reaches a detector is content.
-    return StreamingParseResult(normal_text=piece.reasoning + piece.content, calls=calls)
+    return piece.reasoning + piece.content
+
+
+# Formats whose SGLang detectors stream each call as one item once it is complete (name and all its
+# parameters), not as a name item and argument fragments: Python-style calls and MiniCPM's XML.
+WHOLE_CALLS = frozenset({"pythonic", "minicpm5"})
+KEEPS_SPACE = frozenset({"llama3_json", "gemma4"})
+
+
+def _openers(fmt: str) -> tuple[str, ...]:
+    """The markers that begin this format's calls (its section's, if it has one), from its declaration; the
+    layout after a line break is left out (a writer's ``<tool_call>\n<function=`` begins at ``<tool_call>``)."""
+    decl = declaration_for(fmt)
+    if decl is None:
+        return ()
+    found = (decl.section.open, *decl.section.also_open) if decl.section else (decl.call.open, *decl.call.also_open)
+    return tuple(o.split("\n")[0] for o in found if o.split("\n")[0])
 
 
 class StreamparseDetector(BaseFormatDetector):
@@ -55,6 +79,7 @@ class StreamparseDetector(BaseFormatDetector):
     def __init__(self) -> None:
         super().__init__()
         self._session: RequestSession | None = None
+        self._whole_sent = 0  # whole-call formats: how many accepted calls were sent
 
     def _parser(self, tools: Any) -> StreamParser:
         names: Any = list(self.format_names) if self.format_names else "auto"
@@ -71,8 +96,17 @@ class StreamparseDetector(BaseFormatDetector):
         return StreamParser(names, **options)
 
     def has_tool_call(self, text: str) -> bool:
-        """Whether ``text`` holds a call this detector accepts (a full parse: the markers alone can lie)."""
-        return bool(self.detect_and_parse(text, []).calls)
+        """Whether ``text`` holds this format's call markup, as SGLang's detectors answer it (SGLang then
+        parses it with :meth:`detect_and_parse`): the opener of its calls (of its section, where calls sit in
+        one) as its declaration has it, or a call the parser reads (a bare Llama JSON call has no opener); for
+        formats without a declaration, also a candidate the parser rejected."""
+        openers = [o for fmt in self.format_names or () for o in _openers(fmt)]
+        if any(o in text for o in openers):
+            return True
+        session = RequestSession(self._parser(None))
+        session.push(text)
+        session.finish()
+        return bool(session.accepted or (session.rejected and not openers))
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         session = RequestSession(self._parser(tools))
@@ -85,21 +119,65 @@ class StreamparseDetector(BaseFormatDetector):
         ]
         content, reasoning = split(p for p in pieces if p is not None)
         text_out = reasoning + content
-        return StreamingParseResult(normal_text=text_out, calls=calls)
+        # SGLang's detectors hand on the text around calls trimmed (``text[:start].strip()``), except Llama's
+        # and Gemma 4's.
+        trim = calls and not KEEPS_SPACE.intersection(self.format_names or ())
+        return StreamingParseResult(normal_text=text_out.strip() if trim else text_out, calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         if self._session is None:
             self._session = RequestSession(self._parser(tools))
-        return _result(self._session.push(new_text))
+        return self._streamed(self._session, self._session.push(new_text))
 
     def finish(self, tools: Any) -> StreamingParseResult:
         """End of stream: release held text, finish or reject an open call."""
         if self._session is None:
             return StreamingParseResult()
-        return _result(self._session.finish())
+        return self._streamed(self._session, self._session.finish())
+
+    def _streamed(self, session: RequestSession, piece: Piece | None) -> StreamingParseResult:
+        done = len(session.accepted) + len(session.rejected_after_name)
+        # BaseFormatDetector's public counter: the open call's index, or the number of calls done (-1: none yet).
+        self.current_tool_id = session.calls_sent - 1 if session.calls_sent > done else (done or -1)
+        if not (self.format_names and WHOLE_CALLS.intersection(self.format_names)):
+            return _result(piece)
+        # Whole calls: each newly accepted call as one item, in the engine's index order.
+        new = session.accepted[self._whole_sent :]
+        start, self._whole_sent = self._whole_sent, len(session.accepted)
+        calls = [
+            ToolCallItem(tool_index=start + k, name=c.name, parameters=c.arguments_json) for k, c in enumerate(new)
+        ]
+        return StreamingParseResult(normal_text=_text(piece) if piece is not None else "", calls=calls)
+
+    def _declaration(self) -> Declaration | None:
+        return declaration_for(self.format_names[0]) if self.format_names else None
 
     def supports_structural_tag(self) -> bool:
-        return False  # constrained decoding has no single begin/end pair for a multi-format parser
+        """A single format with a declaration (or a family writer) has a tag; then SGLang also parses
+        ``required`` and named calls with this detector. The multi-format ``streamparse`` has none."""
+        return self._declaration() is not None
+
+    def get_structural_tag(
+        self,
+        tools: Any = None,
+        tool_choice: Any = "auto",
+        thinking_mode: bool = False,
+        parallel_tool_calls: bool = True,
+    ) -> Any:
+        """The structural tag built from the format's declaration (:mod:`.structural`): what constrained
+        decoding lets the model write is what this detector reads."""
+        decl = self._declaration()
+        if decl is None or not tools:
+            return None
+        forced = tool_choice.function.name if isinstance(tool_choice, ToolChoice) else None
+        specs = [
+            Tool(t.function.name, t.function.parameters, t.function.strict is True)
+            for t in tools
+            if forced is None or t.function.name == forced
+        ]
+        choice: Choice = "forced" if forced else "required" if tool_choice == "required" else "auto"
+        tag = structural_tag(decl, specs, choice, parallel=parallel_tool_calls)
+        return None if tag is None else StructuralTag.model_validate(tag)
 
     def structure_info(self) -> Any:
         """Hermes' begin/end pair (the only format here with one fixed pair SGLang's legacy EBNF path can use)."""
@@ -114,8 +192,15 @@ class StreamparseDetector(BaseFormatDetector):
 
 
 def _subclass(fmt: str) -> type[StreamparseDetector]:
-    name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + "Detector"
-    return type(name, (StreamparseDetector,), {"format_names": (fmt,), "__module__": __name__, "__qualname__": name})
+    return detector_for((fmt,))
+
+
+def detector_for(names: tuple[str, ...], label: str = "") -> type[StreamparseDetector]:
+    """A detector class for these formats (one family written several ways, e.g. HY3's suffixed and bare
+    tokens): what stands in for one of SGLang's detectors. ``label`` names the class."""
+    name = label or "Streamparse" + "".join(part.title() for part in "_".join(names).split("_")) + "Detector"
+    attrs = {"format_names": names, "__module__": __name__, "__qualname__": name}
+    return type(name, (StreamparseDetector,), attrs)
 
 
 DETECTORS: dict[str, type[StreamparseDetector]] = {PREFIX: StreamparseDetector}

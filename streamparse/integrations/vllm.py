@@ -30,15 +30,16 @@ from vllm.entrypoints.generate.base.protocol import (
 )
 from vllm.reasoning.abs_reasoning_parsers import ReasoningParserManager
 from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
+from vllm.tool_parsers.tool_strict_level import ToolStrictLevel
 
 from streamparse import StreamParser, formats
 
 from .session import Piece, RequestSession, split, tool_specs
+from .structural import declaration_for
 from .vllm_base import (
     FAMILIES,
     PREFIX,
     STRING_VALUED,
-    STRUCTURAL_TAGS,
     THINK_CLOSE,
     THINK_OPEN,
     UNPAIRED,
@@ -48,6 +49,7 @@ from .vllm_base import (
     max_tokens,
     new_id,
     special_table,
+    structural_tag,
     token_pieces,
 )
 from .vllm_reasoning import StreamparseReasoningParser
@@ -136,6 +138,15 @@ class StreamparseToolParser(ToolParser):
             if request is not None:
                 self._limit = max_tokens(request)
         return self._session
+
+    def get_structural_tag(self, request: Any, *, reasoning: bool = False, strict_level: Any = None) -> Any:
+        """The structural tag for ``tool_choice`` "required", a named tool, and "auto" with strict tools,
+        built from the format's declaration, so constrained decoding writes exactly what this parser reads
+        (docs/integrations.md). The preset parser (several formats) has none."""
+        if self.structural_tag_model is None or not self.format_names:
+            return None
+        level = ToolStrictLevel.AUTO if strict_level is None else strict_level
+        return structural_tag(self.format_names[0], self.structural_tag_model, request, level)
 
     # -- non-streaming ---------------------------------------------------------------------------------
 
@@ -240,7 +251,9 @@ def _subclass(base: type, fmt: str, **extra: Any) -> type:
     name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + base.__name__.removeprefix("Streamparse")
     attrs: dict[str, Any] = {"format_names": (fmt,), "__module__": __name__, "__qualname__": name}
     if base is StreamparseToolParser:
-        attrs["structural_tag_model"] = STRUCTURAL_TAGS.get(fmt)
+        # vLLM asks for a tag only from parsers that name a model key; the tag itself is built from the
+        # format's declaration (get_structural_tag), so any key outside xgrammar's builtins serves.
+        attrs["structural_tag_model"] = PREFIX if declaration_for(fmt) is not None else None
     return type(name, (base,), {**attrs, **extra})
 
 
@@ -264,7 +277,14 @@ def tool_parser_names() -> list[str]:
 
 
 def register() -> None:
-    """Register every name with vLLM (idempotent; vLLM's plugin loader may call it in each process)."""
+    """Register every name with vLLM (idempotent; vLLM's plugin loader may call it in each process).
+
+    Formats registered since (a user's ``formats.register(declaration)``) get their ``streamparse_<name>``
+    parsers here too, with the structural tag built from their declaration."""
+    for fmt in formats.names():
+        if f"{PREFIX}_{fmt}" not in TOOL_PARSERS:
+            TOOL_PARSERS[f"{PREFIX}_{fmt}"] = _subclass(StreamparseToolParser, fmt)
+            REASONING_PARSERS[f"{PREFIX}_{fmt}"] = _subclass(StreamparseReasoningParser, fmt)
     for name, tool_cls in TOOL_PARSERS.items():
         ToolParserManager.register_module(name=name, module=tool_cls)
     for name, reasoning_cls in REASONING_PARSERS.items():

@@ -8,12 +8,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vllm import envs
 from vllm.entrypoints.generate.base.protocol import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 from vllm.renderers.chat_utils import make_tool_call_id
+from vllm.tool_parsers.structural_tag_registry import get_structural_tag_tools, resolve_tool_strictness
+from xgrammar import StructuralTag
 
 from streamparse import StreamParser
 
 from .session import CallPiece, Piece
+from .structural import Choice, Tool, declaration_for
+from .structural import structural_tag as build_tag
 from .templates import template_options
 
 PREFIX = "streamparse"
@@ -31,22 +36,35 @@ def new_id(_name: str, parser_id: str = "") -> str:
     return parser_id if NATIVE_ID.fullmatch(parser_id) else str(make_tool_call_id())
 
 
-# The xgrammar builtin structural-tag template that writes each format's call markup, exactly as the format
-# declares it (docs/FORMATS.md): vLLM builds the grammar for tool_choice "required", a named tool, and (with
-# strict tools) "auto" from it, so constrained decoding produces what the parser reads. The keys are the ones
-# vLLM's own parsers of these formats declare.
-STRUCTURAL_TAGS: dict[str, str] = {
-    "hermes": "hermes",
-    "qwen3_coder": "qwen_3_coder",
-    "glm45": "glm_4_7",
-    "kimi_k2": "kimi",
-    "minimax": "minimax",
-    "deepseek_v3": "deepseek_r1",
-    "deepseek_v31": "deepseek_v3_1",
-    "deepseek_dsml": "deepseek_v3_2",
-    "llama3_json": "llama",
-    "harmony": "harmony",
-}
+def structural_tag(fmt: str, model_key: str, request: Any, strict_level: Any) -> Any:
+    """The structural tag for ``request``, built from ``fmt``'s declaration (:mod:`.structural`), on vLLM's
+    terms: the tools it lets a tag cover, each tool's strictness for ``strict_level``, a named tool as one
+    forced call; ``None`` where vLLM's own parsers get none (no tool, ``auto`` without strict tools)."""
+    decl = declaration_for(fmt)
+    if decl is None or not request.tools or request.tool_choice == "none" or not envs.VLLM_ENFORCE_STRICT_TOOL_CALLING:
+        return None
+    tools = get_structural_tag_tools(model_key, request.tools, request.tool_choice)
+    resolved = resolve_tool_strictness(tools, request.tool_choice, strict_level) if tools else None
+    if not resolved:
+        return None
+    choice = request.tool_choice
+    forced = getattr(getattr(choice, "function", None), "name", None) or (
+        getattr(choice, "name", None) if getattr(choice, "type", None) == "function" else None
+    )
+    specs = [t for t in map(_tool, resolved) if t is not None and (forced is None or t.name == forced)]
+    simple: Choice = "forced" if forced is not None else "auto" if choice in (None, "auto") else "required"
+    tag = build_tag(decl, specs, simple)
+    return None if tag is None else StructuralTag.model_validate(tag)
+
+
+def _tool(tool: Any) -> Tool | None:
+    function = getattr(tool, "function", None) or tool  # chat tools wrap a function; Responses tools are one
+    name = getattr(function, "name", None)
+    if not isinstance(name, str):
+        return None
+    params = getattr(function, "parameters", None)
+    return Tool(name, params if isinstance(params, dict) else None, getattr(function, "strict", None) is True)
+
 
 # Formats whose argument values are markup text: a schema's property types decide what the text means.
 STRING_VALUED = frozenset({"qwen3_coder", "glm45", "minimax", "deepseek_dsml", "seed_oss", "xml_invoke"})

@@ -14,8 +14,8 @@ bounded; the decision depends only on the run, never on the chunking.
 
 Visible text that resumes after markup, once text was released, is joined to it by the lightest form of
 the separator that was dropped between them: a newline if it held one, else a space if it held any
-whitespace, else nothing. So ``text, call, text`` neither glues two sentences together nor keeps the
-template's blank lines.
+whitespace (its first tab or carriage return when it held no space), else nothing. So ``text, call, text``
+neither glues two sentences together nor keeps the template's blank lines.
 
 The engine calls :meth:`Separators.markup` when it consumes markup: a marker a text-scope handler took
 (control tokens, reasoning delimiters, channel headers) and the start of every call.
@@ -87,10 +87,14 @@ class _Channel:
         return body
 
     def _widen(self, dropped: str) -> None:
+        # A newline, else a space, else the first blank dropped (a tab): the joiner is a character of the input,
+        # and the same whatever the chunking (the order of preference, not of arrival, decides).
         if "\n" in dropped:
             self.gap = "\n"
-        elif not self.gap:
+        elif " " in dropped and self.gap != "\n":
             self.gap = " "
+        elif not self.gap:
+            self.gap = dropped[0]
 
     def markup(self) -> None:
         if self.held and self.join:
