@@ -139,13 +139,24 @@ def test_marker_prefixes_at_chunk_ends_stream_like_the_states(text: str) -> None
 
 def test_a_marker_prefix_at_a_chunk_end_is_held_and_released_by_the_next_chunk() -> None:
     parser = StreamParser(formats="auto")
-    # The space before the held prefix waits with it (exact output: whitespace before a possible marker is
-    # undecided until the next character or marker decides it).
-    assert [e.text for e in parser.feed("Hello, go to") if isinstance(e, TextDelta)] == ["Hello, go"]
+    # ``to=functions.`` counts only at a line start: there its prefix is held, with the newline before it
+    # (exact output: whitespace before a possible marker is undecided until the next character decides it).
+    assert [e.text for e in parser.feed("Hello, go.\nto") if isinstance(e, TextDelta)] == ["Hello, go."]
     assert parser.stats.largest_holdback == 2
-    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == [" to the"]
+    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == ["\nto the"]
     assert [e.text for e in parser.feed(" wha") if isinstance(e, TextDelta)] == [" wha"]
     assert [e.text for e in parser.feed("t is") if isinstance(e, TextDelta)] == ["t is"]
+
+
+def test_prose_ending_in_the_start_of_an_anchored_marker_is_not_held() -> None:
+    # Word and line markers (to=functions., functools[, TOOL_CALL, Action:) count only where their templates
+    # write them; the chunk is judged with the text before it, however the stream was cut.
+    parser = StreamParser(formats="auto")
+    for piece in ("We went", " to", " t", "he shop", " of", "f", " IT", "OOL", "_", " XAction"):
+        assert [e.text for e in parser.feed(piece) if isinstance(e, TextDelta)] == [piece], piece
+    assert parser.stats.largest_holdback == 0
+    assert [e.text for e in parser.feed(" f") if isinstance(e, TextDelta)] == []  # a word start: held
+    assert [e.text for e in parser.feed("ound") if isinstance(e, TextDelta)] == [" found"]
 
 
 TAG_VALUE = st.text(alphabet=st.sampled_from(list('ab "\\\n/é<>')), min_size=1, max_size=30)

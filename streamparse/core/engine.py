@@ -34,7 +34,7 @@ from ..events import (
 )
 from ..stats import ParserStats
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
-from .fastpaths import CTX, FastPaths
+from .fastpaths import CTX, FastPaths, Search
 from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .output import SEP_WS, TextOutput, TextRelease
@@ -65,10 +65,12 @@ class MarkerTable:
         self,
         handlers: dict[str, list[Handler]],
         ns_handlers: dict[str, list[Handler]] | None = None,
+        anchors: dict[str, str] | None = None,
     ) -> None:
         self.handlers = {k: tuple(v) for k, v in handlers.items()}
         self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
-        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers))
+        held = frozenset((m, a) for m, a in (anchors or {}).items() if m in self.handlers)
+        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers), held)
 
     def lookup(self, tok: str) -> tuple[Handler, ...]:
         hs = self.handlers.get(tok)
@@ -241,9 +243,9 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.stats = cfg.new_stats()
         self.largest_hold = 0
         self.limit = cfg.max_call_chars
-        self.text_search: Callable[[str], re.Match[str] | None] | None = None
-        self.held_scan: Callable[[str], re.Match[str] | None] | None = None  # a prefix is held: _text_tail
-        self.scan_text: Callable[[str], object] | None = None
+        self.text_search: Search | None = None
+        self.held_scan: Search | None = None  # a prefix is held: _text_tail
+        self.scan_text: Search | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
         # While a JSON string streams with nothing held and no limit: the search for a character that needs
@@ -305,12 +307,16 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
             else:
                 text_search = self.text_search
                 if text_search is not None:
-                    found = text_search(chunk)
+                    # Searched with the kept context before it: anchored markers (word or line starts,
+                    # core/scanner.py) are judged by the text before them, whatever the chunking.
+                    buf = self.buf
+                    joined = buf + chunk
+                    found = text_search(joined, len(buf))
                     if found is None:
                         # Visible text with no marker (or marker prefix) anywhere in the chunk.
                         n = len(chunk)
                         self.chars_in += n
-                        self.buf = (self.buf + chunk)[-CTX:] if n < CTX else chunk[-CTX:]
+                        self.buf = joined[-CTX:]
                         self.pos = len(self.buf)
                         sep = self.sep
                         if sep is not None and not (sep.idle and chunk[-1] not in SEP_WS):
@@ -322,7 +328,8 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                         _set_text(text_event, chunk)
                         return [text_event]
                     # A marker prefix at the very end: held (FastPaths._text_tail).
-                    fast = self._text_tail(chunk, found.start(), text_search) if found.end() == len(chunk) else None
+                    end = len(joined)
+                    fast = self._text_tail(joined, len(buf), found.start()) if found.end() == end else None
                 else:  # the chunk after such a prefix, scanned with it
                     fast = self._text_after_hold(chunk) if self.held_scan is not None else None
                 if fast is not None:
@@ -356,7 +363,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
             if not self.hot_bs and self.pos == len(self.buf):  # nothing is held
                 scan = self.scan_text
                 if scan is not None:
-                    if scan(text) is None:  # visible text with no marker (or marker prefix) in the chunk
+                    if scan(text, 0) is None:  # visible text with no marker (or marker prefix) in the chunk
                         self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
                         self.pos = len(self.buf)
                         return self.release_text(text)

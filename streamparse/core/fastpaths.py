@@ -32,6 +32,8 @@ from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
 CTX = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
+# A marker set's search from a position (``re.Pattern.search``): look-behinds see the text before it.
+Search = Callable[[str, int], "re.Match[str] | None"]
 
 
 class FastPaths:
@@ -49,8 +51,8 @@ class FastPaths:
     state: Any
     seen_output: bool
     released: int
-    text_search: Callable[[str], re.Match[str] | None] | None
-    held_scan: Callable[[str], re.Match[str] | None] | None
+    text_search: Search | None
+    held_scan: Search | None
 
     cfg: Any
     events: list[Event]
@@ -98,41 +100,42 @@ class FastPaths:
             self._trim()
         return self.events
 
-    def _text_tail(self, text: str, start: int, scan: Callable[[str], re.Match[str] | None]) -> list[Event] | None:
-        """``text[start:]``, at the end of ``text``, is marker-like: when it is only a prefix of a marker,
-        release what comes before it and hold it (``held_scan``); None when it is a marker (or ``text`` is
-        a prefix held with the new chunk that grew into one): the states decide."""
-        tail = text[start:]
+    def _text_tail(self, joined: str, pos: int, start: int) -> list[Event] | None:
+        """``joined`` is the kept context (and a held prefix) plus the new chunk, whose text from ``pos`` on
+        is not released yet, and ``joined[start:]`` at its end is marker-like: when it is only a prefix of
+        a marker, release the text before it and hold it (``held_scan``); None when it is a marker (or a
+        held prefix grew into one): the states decide."""
+        tail = joined[start:]
         markers = self.state.table.markers
         if tail in markers.markers or (tail[0] == "<" and markers.ns_suffixes and markers.search(tail, 0)[2]):
             return None  # a complete marker (a namespaced one starts with "<")
-        held = len(text) - start
-        buf = self.buf
-        self.buf = buf = (buf + text if self.pos == len(buf) else buf[: self.pos] + text)[-(CTX + held) :]
+        held = len(joined) - start
+        self.buf = buf = joined[-(CTX + held) :]
         self.pos = len(buf) - held
         if held > self.largest_hold:
             self.note_hold(held)
-        self.text_search = None
-        self.held_scan = scan
-        if not start:
+        if self.text_search is not None:  # (else the prefix held before grew into this one)
+            self.held_scan = self.text_search
+            self.text_search = None
+        if start == pos:
             return []
-        return self.release_text(text[:start])
+        return self.release_text(joined[pos:start])
 
     def _text_after_hold(self, chunk: str) -> list[Event] | None:
         """The chunk after a held marker prefix, scanned with it (None: the states decide)."""
         scan = self.held_scan
         assert scan is not None
-        buf = self.buf
-        text = buf[self.pos :] + chunk
-        m = scan(text)
+        pos = self.pos
+        joined = self.buf + chunk
+        m = scan(joined, pos)
         if m is None:
-            self.buf = buf = (buf + chunk)[-CTX:]
-            self.pos = len(buf)
+            self.buf = joined[-CTX:]
+            self.pos = len(self.buf)
             self.held_scan = None
             self.text_search = scan
-            return self.release_text(text)
-        if m.end() == len(text):
-            return self._text_tail(text, m.start(), scan)
+            return self.release_text(joined[pos:])
+        if m.end() == len(joined):
+            return self._text_tail(joined, pos, m.start())
         return None
 
     def _hot(self, hot: re.Pattern[str], text: str, limit: int | None) -> list[Event] | None:

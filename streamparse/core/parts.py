@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 
 __all__ = ["FAN", "LEVELS", "Parts", "RawText"]
 
@@ -124,6 +125,28 @@ class RawText:
             else:
                 spans.extend((at, start, end, escaped))
         self.run = -1
+
+    def rejoin(self, piece: str, text: str) -> bool:
+        """``piece``, markup just consumed, follows a short literal that follows an escaped stretch, and the
+        two are together the markup of ``text``, the arguments appended since that stretch (JSON-escaped):
+        drop the literal and extend the stretch over ``text``. A tag value's newline, held by its state
+        until the next character says it is not the value's last, comes back to the stretch this way
+        instead of splitting it (32 bytes a stretch: with a newline every line, half a byte a character)."""
+        lit = self.lit
+        tail = lit.tail
+        if not tail:
+            return False
+        last = tail[-1]
+        spans = self.spans
+        end = self.args.size
+        if len(last) > 2 or spans[-4] != lit.size - len(last) or spans[-2] != end - len(text):
+            return False
+        if encode_basestring(last + piece)[1:-1] != text:
+            return False
+        tail.pop()
+        lit.size -= len(last)
+        spans[-2] = end
+        return True
 
     def join(self, args_text: str | None = None) -> str:
         """The raw markup; ``args_text`` is ``args.join()`` when the caller has it (saves a copy)."""

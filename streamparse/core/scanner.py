@@ -47,20 +47,46 @@ def _node_regex(node: _Trie) -> str:
     return "(?:" + "|".join(alts) + ")"
 
 
+# Where an anchored marker counts (docs/FORMATS.md, where a marker counts): a word marker only at the start of
+# a word (not glued to a letter, digit or underscore before it), a line marker only at the start of a line
+# (up to three spaces or tabs after a newline, or the start of the output). Written as negative look-behinds
+# placed after the marker's first character, so the pattern still starts with a literal (``re`` skips to
+# candidate characters in C), and at the start of the searched string they cannot refuse: a chunk searched
+# alone, without the text before it, is judged conservatively (a marker or prefix there goes to the states).
+WORD, LINE = "word", "line"
+_NOT_AFTER = {
+    WORD: (r"\w",),
+    LINE: (r"[^\n \t]", r"[^\n \t][ \t]", r"[^\n \t][ \t]{2}", r"[^\n \t][ \t]{3}", r"[ \t]{4}"),
+}
+
+
+def _anchored(marker: str, kind: str) -> str:
+    first = re.escape(marker[0])
+    behind = "".join(f"(?<!{before}{first})" for before in _NOT_AFTER[kind])
+    (child,) = (node for ch, node in _trie([marker]).items() if ch)
+    return first + behind + _node_regex(child)
+
+
 class MarkerSet:
     """Finds the next marker, or a held partial marker at the end of the buffer.
 
     ``search(buf, pos)`` returns ``(start, end, marker)``: ``marker`` is the complete marker text, or None
     when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
+    ``anchors`` maps a marker to WORD or LINE: it (and its prefix at the end) counts only there; anchored
+    markers are tried before the others starting at the same character.
     """
 
-    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable")
+    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable", "anchors")
 
-    def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = ()) -> None:
+    def __init__(
+        self, markers: Iterable[str], ns_suffixes: Iterable[str] = (), anchors: Iterable[tuple[str, str]] = ()
+    ) -> None:
         self.markers = frozenset(m for m in markers if m)
         self.ns_suffixes = frozenset(ns_suffixes)
-        root = _trie(sorted(self.markers))
-        top = [re.escape(ch) + _node_regex(child) for ch, child in root.items()]
+        self.anchors = anchored = {m: kind for m, kind in anchors if m in self.markers}
+        top = [_anchored(m, kind) for m, kind in sorted(anchored.items())]
+        root = _trie(sorted(self.markers - anchored.keys()))
+        top += [re.escape(ch) + _node_regex(child) for ch, child in root.items()]
         if self.ns_suffixes:
             # `<PREFIX:suffix` for any XML namespace prefix (FORMATS xml_invoke); the prefix may also be the
             # held end of the buffer.
@@ -98,6 +124,10 @@ class MarkerSet:
 
 
 @lru_cache(maxsize=512)
-def marker_set(markers: frozenset[str], ns_suffixes: frozenset[str] = frozenset()) -> MarkerSet:
+def marker_set(
+    markers: frozenset[str],
+    ns_suffixes: frozenset[str] = frozenset(),
+    anchors: frozenset[tuple[str, str]] = frozenset(),
+) -> MarkerSet:
     """Compiled marker sets are shared by every parser with the same configuration."""
-    return MarkerSet(markers, ns_suffixes)
+    return MarkerSet(markers, ns_suffixes, anchors)
