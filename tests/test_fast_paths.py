@@ -139,20 +139,21 @@ def test_marker_prefixes_at_chunk_ends_stream_like_the_states(text: str) -> None
 
 def test_a_marker_prefix_at_a_chunk_end_is_held_and_released_by_the_next_chunk() -> None:
     parser = StreamParser(formats="auto")
-    # ``to=functions.`` counts only at a line start: there its prefix is held, with the newline before it
-    # (exact output: whitespace before a possible marker is undecided until the next character decides it).
-    assert [e.text for e in parser.feed("Hello, go.\nto") if isinstance(e, TextDelta)] == ["Hello, go."]
+    # Before any visible text ``to=functions.`` (harmony's first message) counts: its prefix is held (the
+    # whitespace that starts the output is no text: exact output).
+    assert [e.text for e in parser.feed(" to") if isinstance(e, TextDelta)] == []
     assert parser.stats.largest_holdback == 2
-    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == ["\nto the"]
-    assert [e.text for e in parser.feed(" wha") if isinstance(e, TextDelta)] == [" wha"]
-    assert [e.text for e in parser.feed("t is") if isinstance(e, TextDelta)] == ["t is"]
+    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == ["to the"]
+    assert [e.text for e in parser.feed(" <tool") if isinstance(e, TextDelta)] == []
+    assert [e.text for e in parser.feed("box> is") if isinstance(e, TextDelta)] == [" <toolbox> is"]
 
 
 def test_prose_ending_in_the_start_of_an_anchored_marker_is_not_held() -> None:
-    # Word and line markers (to=functions., functools[, TOOL_CALL, Action:) count only where their templates
-    # write them; the chunk is judged with the text before it, however the stream was cut.
+    # Markers of ordinary characters count only where their templates write them: functools[, TOOL_CALL and
+    # Action: at a word start, to=functions. before any visible text. The chunk is judged with the text
+    # before it, however the stream was cut.
     parser = StreamParser(formats="auto")
-    for piece in ("We went", " to", " t", "he shop", " of", "f", " IT", "OOL", "_", " XAction"):
+    for piece in ("We went", " to", "\nt", "he shop", " of", "f", " IT", "OOL", "_", " XAction"):
         assert [e.text for e in parser.feed(piece) if isinstance(e, TextDelta)] == [piece], piece
     assert parser.stats.largest_holdback == 0
     assert [e.text for e in parser.feed(" f") if isinstance(e, TextDelta)] == []  # a word start: held

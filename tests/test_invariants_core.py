@@ -58,18 +58,17 @@ def test_call_end_arrives_with_the_feed_that_delivers_the_closing_delimiter(name
 def _markers(formats: object) -> tuple[list[str], bool, dict[str, str]]:
     cfg = Config(formats)
     table = cfg.tables.text
-    return [m for m in table.handlers if len(m) > 1], bool(table.ns_handlers), table.markers.anchors
-
-
-_LINE_START = re.compile(r"(?:\A|\n)[ \t]{0,3}\Z")
+    anchors = {m: "word" for m in table.markers.words}
+    anchors.update((m, "start") for m in table.markers.markers - table.late.markers)
+    return [m for m in table.handlers if len(m) > 1], bool(table.ns_handlers), anchors
 
 
 def anchored_here(before: str, kind: str | None) -> bool:
-    """A word marker counts at a word start, a line marker at a line start (the output starts a line)."""
+    """A word marker counts at a word start, a start marker before any visible text."""
     if kind == "word":
         return not before or not (before[-1].isalnum() or before[-1] == "_")
-    if kind == "line":
-        return _LINE_START.search(before) is not None
+    if kind == "start":
+        return not before.strip()
     return True
 
 
@@ -97,7 +96,7 @@ def oracle_hold(prefix: str, markers: list[str], ns: bool, anchors: dict[str, st
 PROSE = st.lists(
     st.sampled_from(
         list("ab <>|/[]{}:_=~\n\"'")
-        + ["<tool", "<|", "[TOOL", "<｜", "tool_call", "think", "to=func", "functools", "  ", "\t"]
+        + ["<tool", "<|", "[TOOL", "<｜", "tool_call", "think", "to=func", "functools", "Acti", "TOOL_"]
     ),
     max_size=40,
 ).map("".join)

@@ -39,7 +39,7 @@ from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .output import SEP_WS, TextOutput, TextRelease
 from .parts import FAN
-from .scanner import MarkerSet, marker_set, split_ns
+from .scanner import START, WORD, MarkerSet, marker_set, split_ns
 
 log = logging.getLogger("streamparse")
 
@@ -59,7 +59,7 @@ Handler = Callable[["Engine", int, int, bool], "bool | None"]
 class MarkerTable:
     """A scope's markers, compiled once, with the handlers for each marker."""
 
-    __slots__ = ("markers", "handlers", "ns_handlers")
+    __slots__ = ("markers", "late", "handlers", "ns_handlers")
 
     def __init__(
         self,
@@ -67,10 +67,16 @@ class MarkerTable:
         ns_handlers: dict[str, list[Handler]] | None = None,
         anchors: dict[str, str] | None = None,
     ) -> None:
+        """``anchors``: markers that count only at a word start (WORD) or before the output's first
+        visible text (START), core/scanner.py; ``late`` is the marker set once that text was released."""
         self.handlers = {k: tuple(v) for k, v in handlers.items()}
         self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
-        held = frozenset((m, a) for m, a in (anchors or {}).items() if m in self.handlers)
-        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers), held)
+        anchors = {m: a for m, a in (anchors or {}).items() if m in self.handlers}
+        every, ns = frozenset(self.handlers), frozenset(self.ns_handlers)
+        words = frozenset(m for m, a in anchors.items() if a == WORD)
+        self.markers: MarkerSet = marker_set(every, ns, words)
+        early = frozenset(m for m, a in anchors.items() if a == START)
+        self.late: MarkerSet = marker_set(every - early, ns, words) if early else self.markers
 
     def lookup(self, tok: str) -> tuple[Handler, ...]:
         hs = self.handlers.get(tok)
@@ -111,12 +117,13 @@ class State:
 class ScanState(State):
     """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
 
-    __slots__ = ("table", "reasoning", "_any_marker")
+    __slots__ = ("table", "reasoning", "_any_marker", "late_search")
 
     def __init__(self, table: MarkerTable, reasoning: bool = False) -> None:
         self.table = table
         self.reasoning = reasoning
         self._any_marker = table.markers.raw_search
+        self.late_search = table.late.raw_search  # once the output began (START markers left out)
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         if self._any_marker(text) is not None:
@@ -131,14 +138,21 @@ class ScanState(State):
             eng.orphan_window = False
             return [reasoning_delta(text)]
         if not eng.seen_output and not text.isspace():
-            eng.seen_output = True
+            eng.output_began()
         eng.released += len(text)
         return [text_delta(text)]
 
     def step(self, eng: Engine, final: bool) -> bool:
         buf = eng.buf
         pos = eng.pos
-        found = self.table.markers.search(buf, pos)
+        late = self.table.late
+        markers = late if eng.seen_output else self.table.markers
+        found = markers.search(buf, pos)
+        if markers is not late and not self.reasoning:
+            s = len(buf) if found is None else found[0]
+            if s > pos and not buf[pos:s].isspace():  # the output begins with this text: what follows it
+                markers = late  # is searched without the markers that count only before it
+                found = markers.search(buf, pos)
         if found is None:
             if pos < len(buf):
                 eng.content(self.reasoning, buf[pos:])
@@ -148,7 +162,7 @@ class ScanState(State):
         if s > pos:
             eng.content(self.reasoning, buf[pos:s])
             eng.pos = s
-        if tok is not None and e == len(buf) and not final and tok in self.table.markers.extendable:
+        if tok is not None and e == len(buf) and not final and tok in markers.extendable:
             eng.note_hold(len(buf) - s)  # a complete marker that may still grow into a longer one
             return False
         if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, end-of-stream rule)
@@ -322,7 +336,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                         if sep is not None and not (sep.idle and chunk[-1] not in SEP_WS):
                             return self.release_text(chunk)  # separator whitespace may be held (exact output)
                         if not self.seen_output and not chunk.isspace():
-                            self.seen_output = True
+                            self.output_began()
                         self.released += n
                         text_event: TextDelta = _new(TextDelta)
                         _set_text(text_event, chunk)
@@ -434,11 +448,21 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         scope's marker search); inlined in ``feed`` when no limit applies and nothing is held."""
         state = self.state
         if type(state) is ScanState and not state.reasoning and self.call is None:
-            scan = self.scan_text = state._any_marker
+            scan = self.scan_text = state.late_search if self.seen_output else state._any_marker
             if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
                 self.text_search = scan
         else:
             self.scan_text = None
+
+    def output_began(self) -> None:
+        """The first visible text: markers that count only before it leave the armed search."""
+        self.seen_output = True
+        state = self.state
+        if type(state) is ScanState:
+            if self.text_search is not None:
+                self.text_search = state.late_search
+            if self.scan_text is not None:
+                self.scan_text = state.late_search
 
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""

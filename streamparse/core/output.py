@@ -40,6 +40,10 @@ class TextOutput:
     reasoning_seen: bool
     orphan_window: bool
 
+    def output_began(self) -> None:
+        """The first visible non-space text was released (the engine also re-arms its text search)."""
+        self.seen_output = True
+
     def content(self, reasoning: bool, text: str) -> None:
         if reasoning:
             self.reason(text)
@@ -59,7 +63,7 @@ class TextOutput:
         if not text:
             return []
         if not self.seen_output and not text.isspace():
-            self.seen_output = True
+            self.output_began()
         self.released += len(text)
         return [text_delta(text)]
 

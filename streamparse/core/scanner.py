@@ -47,24 +47,20 @@ def _node_regex(node: _Trie) -> str:
     return "(?:" + "|".join(alts) + ")"
 
 
-# Where an anchored marker counts (docs/FORMATS.md, where a marker counts): a word marker only at the start of
-# a word (not glued to a letter, digit or underscore before it), a line marker only at the start of a line
-# (up to three spaces or tabs after a newline, or the start of the output). Written as negative look-behinds
-# placed after the marker's first character, so the pattern still starts with a literal (``re`` skips to
-# candidate characters in C), and at the start of the searched string they cannot refuse: a chunk searched
-# alone, without the text before it, is judged conservatively (a marker or prefix there goes to the states).
-WORD, LINE = "word", "line"
-_NOT_AFTER = {
-    WORD: (r"\w",),
-    LINE: (r"[^\n \t]", r"[^\n \t][ \t]", r"[^\n \t][ \t]{2}", r"[^\n \t][ \t]{3}", r"[ \t]{4}"),
-}
+# Where a marker of ordinary characters counts (docs/FORMATS.md, where a marker counts). WORD: only at the
+# start of a word (not glued to a letter, digit or underscore before it), written as a negative look-behind
+# placed after the marker's first character (so the pattern still starts with a literal and ``re`` skips to
+# candidate characters in C); at the start of the searched string it cannot refuse, so a string searched
+# without the text before it is judged conservatively. START: only before the output's first visible text
+# (``MarkerTable.late`` leaves such markers out once it began).
+WORD, START = "word", "start"
 
 
-def _anchored(marker: str, kind: str) -> str:
+def _word_start(marker: str) -> str:
     first = re.escape(marker[0])
-    behind = "".join(f"(?<!{before}{first})" for before in _NOT_AFTER[kind])
+    ahead = f"(?={re.escape(marker[1])}|\\Z)" if len(marker) > 1 else ""  # (most words go on differently)
     (child,) = (node for ch, node in _trie([marker]).items() if ch)
-    return first + behind + _node_regex(child)
+    return first + ahead + f"(?<!\\w{first})" + _node_regex(child)
 
 
 class MarkerSet:
@@ -72,20 +68,18 @@ class MarkerSet:
 
     ``search(buf, pos)`` returns ``(start, end, marker)``: ``marker`` is the complete marker text, or None
     when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
-    ``anchors`` maps a marker to WORD or LINE: it (and its prefix at the end) counts only there; anchored
-    markers are tried before the others starting at the same character.
+    ``words`` count only at the start of a word (WORD), and so does their prefix at the end; they are tried
+    before the other markers starting at the same character.
     """
 
-    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable", "anchors")
+    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable", "words")
 
-    def __init__(
-        self, markers: Iterable[str], ns_suffixes: Iterable[str] = (), anchors: Iterable[tuple[str, str]] = ()
-    ) -> None:
+    def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = (), words: Iterable[str] = ()) -> None:
         self.markers = frozenset(m for m in markers if m)
         self.ns_suffixes = frozenset(ns_suffixes)
-        self.anchors = anchored = {m: kind for m, kind in anchors if m in self.markers}
-        top = [_anchored(m, kind) for m, kind in sorted(anchored.items())]
-        root = _trie(sorted(self.markers - anchored.keys()))
+        self.words = frozenset(words) & self.markers
+        top = [_word_start(m) for m in sorted(self.words)]
+        root = _trie(sorted(self.markers - self.words))
         top += [re.escape(ch) + _node_regex(child) for ch, child in root.items()]
         if self.ns_suffixes:
             # `<PREFIX:suffix` for any XML namespace prefix (FORMATS xml_invoke); the prefix may also be the
@@ -127,7 +121,7 @@ class MarkerSet:
 def marker_set(
     markers: frozenset[str],
     ns_suffixes: frozenset[str] = frozenset(),
-    anchors: frozenset[tuple[str, str]] = frozenset(),
+    words: frozenset[str] = frozenset(),
 ) -> MarkerSet:
     """Compiled marker sets are shared by every parser with the same configuration."""
-    return MarkerSet(markers, ns_suffixes, anchors)
+    return MarkerSet(markers, ns_suffixes, words)

@@ -40,12 +40,12 @@ class Wiring:
     reasoning: list[DeclaredReasoning] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # control tokens: removed in text and reasoning
     wrappers: list[str] = field(default_factory=list)  # content wrappers: removed in text; end primed reasoning
-    # Markers that count only at a word start or a line start (core/scanner.py, WORD / LINE): where their
-    # templates put them, so ordinary prose ending in ``t`` or ``f`` is not held as a possible marker.
+    # Markers that count only at a word start or before the output's first visible text (core/scanner.py,
+    # WORD / START): where their templates put them, so prose ending in ``t`` or ``f`` is not held.
     anchors: dict[str, str] = field(default_factory=dict)
 
     def on(self, marker: str, handler: Handler, anchor: str | None = None) -> None:
-        """``anchor`` (WORD / LINE): every handler of the marker refuses it elsewhere. A marker wired by
+        """``anchor`` (WORD / START): every handler of the marker refuses it elsewhere. A marker wired by
         several formats keeps the anchor only when all of them give the same one."""
         known = marker in self.markers
         self.markers.setdefault(marker, []).append(handler)
