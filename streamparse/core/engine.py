@@ -381,7 +381,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                         self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
                         self.pos = len(self.buf)
                         return self.release_text(text)
-                else:
+                elif type(self.state).fast is not State.fast:  # (a state that can take a whole chunk)
                     fast = self.state.fast(self, text)
                     if fast is not None:
                         self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
@@ -478,7 +478,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                 call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
             if call.loose:
                 call.loose.clear()
-            limit = self.cfg.max_call_chars
+            limit = self.limit
             if limit is not None and call.raw_len > limit:
                 self.reject_too_large()
         if pos > CTX:
