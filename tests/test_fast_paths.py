@@ -254,3 +254,33 @@ def test_a_buffered_json_argument_is_kept_once(chunk: int) -> None:
     ends = [e for e in parser.feed('"}}\n</tool_call>') + parser.close() if isinstance(e, ToolCallEnd)]
     assert ends[0].call.arguments_json == '{"content": "' + body + '"}'
     assert ends[0].call.raw.endswith(body + '"}}\n</tool_call>')
+
+
+# Prose around the markers that count only at a word start (functools[, TOOL_CALL, Action:) or before the
+# first visible text (to=functions.), glued to words or not, cut anywhere.
+WORDY = st.lists(
+    st.sampled_from(["functools[", "functools", "TOOL_CALL", "Action:", "to=functions.", "to=", "x", "of", "_"])
+    | st.sampled_from([" ", "\n", "f", "t", "[", ":", '{"name": "f", "arguments": {}}', "]", "`"]),
+    max_size=16,
+).map("".join)
+
+
+def _per_feed(chunks: list[str] | list[bytes]) -> list[list[object]]:
+    parser = StreamParser(formats="auto")
+    return [merge_events(parser.feed(c)) for c in chunks] + [merge_events(parser.close())]
+
+
+@FAST
+@given(text=WORDY)
+def test_word_and_start_markers_are_released_when_the_states_release_them(text: str) -> None:
+    # Feed by feed (the earliest release), the fast paths give what the states give.
+    cuts = chunkings(text)
+    fast = {label: _per_feed(chunks) for label, chunks in cuts.items()}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Engine, "_arm_text", lambda self: setattr(self, "scan_text", None))
+        mp.setattr(Engine, "_arm_inline", lambda self: None)
+        mp.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+        mp.setattr(ScanState, "fast", lambda self, eng, text: None)
+        slow = {label: _per_feed(chunks) for label, chunks in cuts.items()}
+    for label in fast:
+        assert fast[label] == slow[label], label
