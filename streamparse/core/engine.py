@@ -321,16 +321,12 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
             else:
                 text_search = self.text_search
                 if text_search is not None:
-                    # Searched with the kept context before it: anchored markers (word or line starts,
-                    # core/scanner.py) are judged by the text before them, whatever the chunking.
-                    buf = self.buf
-                    joined = buf + chunk
-                    found = text_search(joined, len(buf))
+                    found = text_search(chunk)
                     if found is None:
                         # Visible text with no marker (or marker prefix) anywhere in the chunk.
                         n = len(chunk)
                         self.chars_in += n
-                        self.buf = joined[-CTX:]
+                        self.buf = (self.buf + chunk)[-CTX:] if n < CTX else chunk[-CTX:]
                         self.pos = len(self.buf)
                         sep = self.sep
                         if sep is not None and not (sep.idle and chunk[-1] not in SEP_WS):
@@ -341,9 +337,8 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                         text_event: TextDelta = _new(TextDelta)
                         _set_text(text_event, chunk)
                         return [text_event]
-                    # A marker prefix at the very end: held (FastPaths._text_tail).
-                    end = len(joined)
-                    fast = self._text_tail(joined, len(buf), found.start()) if found.end() == end else None
+                    # A marker prefix at the very end: held (FastPaths._text_end).
+                    fast = self._text_end(chunk) if found.end() == len(chunk) else None
                 else:  # the chunk after such a prefix, scanned with it
                     fast = self._text_after_hold(chunk) if self.held_scan is not None else None
                 if fast is not None:

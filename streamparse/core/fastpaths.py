@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
-from typing import Any
+from typing import Any, Protocol
 
 from ..events import Event, TextDelta, slot_setter, tool_call_delta
 from .calls import Candidate
@@ -32,8 +32,12 @@ from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
 CTX = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
-# A marker set's search from a position (``re.Pattern.search``): look-behinds see the text before it.
-Search = Callable[[str, int], "re.Match[str] | None"]
+
+
+class Search(Protocol):
+    """A marker set's search (``re.Pattern.search``): from ``pos``, look-behinds see the text before it."""
+
+    def __call__(self, string: str, pos: int = 0, /) -> re.Match[str] | None: ...
 
 
 class FastPaths:
@@ -99,6 +103,23 @@ class FastPaths:
             self._run(False)
             self._trim()
         return self.events
+
+    def _text_end(self, chunk: str) -> list[Event] | None:
+        """The chunk, searched alone, ends in something marker-like: searched again after the context kept
+        before it (a word marker counts only at a word start; alone, a chunk's start looks like one)."""
+        search = self.text_search
+        assert search is not None
+        buf = self.buf
+        pos = len(buf)
+        joined = buf + chunk
+        m = search(joined, pos)
+        if m is None:
+            self.buf = joined[-CTX:]
+            self.pos = len(self.buf)
+            return self.release_text(chunk)
+        if m.end() == len(joined):
+            return self._text_tail(joined, pos, m.start())
+        return None
 
     def _text_tail(self, joined: str, pos: int, start: int) -> list[Event] | None:
         """``joined`` is the kept context (and a held prefix) plus the new chunk, whose text from ``pos`` on
