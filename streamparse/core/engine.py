@@ -59,7 +59,7 @@ Handler = Callable[["Engine", int, int, bool], "bool | None"]
 class MarkerTable:
     """A scope's markers, compiled once, with the handlers for each marker."""
 
-    __slots__ = ("markers", "late", "handlers", "ns_handlers")
+    __slots__ = ("markers", "late", "early", "handlers", "ns_handlers")
 
     def __init__(
         self,
@@ -75,7 +75,7 @@ class MarkerTable:
         every, ns = frozenset(self.handlers), frozenset(self.ns_handlers)
         words = frozenset(m for m, a in anchors.items() if a == WORD)
         self.markers: MarkerSet = marker_set(every, ns, words)
-        early = frozenset(m for m, a in anchors.items() if a == START)
+        self.early = early = frozenset(m for m, a in anchors.items() if a == START)
         self.late: MarkerSet = marker_set(every - early, ns, words) if early else self.markers
 
     def lookup(self, tok: str) -> tuple[Handler, ...]:
@@ -148,10 +148,11 @@ class ScanState(State):
         late = self.table.late
         markers = late if eng.seen_output else self.table.markers
         found = markers.search(buf, pos)
-        if markers is not late and not self.reasoning:
-            s = len(buf) if found is None else found[0]
-            if s > pos and not buf[pos:s].isspace():  # the output begins with this text: what follows it
-                markers = late  # is searched without the markers that count only before it
+        if markers is not late and found is not None and found[0] > pos and not self.reasoning:
+            s, e = found[0], found[1]
+            if any(m.startswith(buf[s:e]) for m in self.table.early) and not buf[pos:s].isspace():
+                # The output begins with the text before it: a marker that counts only before that is text.
+                markers = late
                 found = markers.search(buf, pos)
         if found is None:
             if pos < len(buf):
@@ -338,7 +339,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                         _set_text(text_event, chunk)
                         return [text_event]
                     # A marker prefix at the very end: held (FastPaths._text_end).
-                    fast = self._text_end(chunk) if found.end() == len(chunk) else None
+                    fast = self._text_end(chunk, found.start()) if found.end() == len(chunk) else None
                 else:  # the chunk after such a prefix, scanned with it
                     fast = self._text_after_hold(chunk) if self.held_scan is not None else None
                 if fast is not None:

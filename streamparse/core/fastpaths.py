@@ -104,15 +104,19 @@ class FastPaths:
             self._trim()
         return self.events
 
-    def _text_end(self, chunk: str) -> list[Event] | None:
-        """The chunk, searched alone, ends in something marker-like: searched again after the context kept
-        before it (a word marker counts only at a word start; alone, a chunk's start looks like one)."""
+    def _text_end(self, chunk: str, start: int) -> list[Event] | None:
+        """``chunk``, searched alone, ends in something marker-like from ``start`` on: searched again from
+        there with the text before it (a word marker counts only at a word start; alone, the chunk's first
+        character looks like one). Only the marker-like end is searched again, so a long chunk costs one
+        search, and it is copied only when the context before it may decide."""
         search = self.text_search
         assert search is not None
-        buf = self.buf
-        pos = len(buf)
-        joined = buf + chunk
-        m = search(joined, pos)
+        if start <= CTX:
+            buf = self.buf
+            joined, pos = buf + chunk, len(buf)
+        else:
+            joined, pos = chunk, 0  # (the chunk's own characters before ``start`` are the context)
+        m = search(joined, pos + start)
         if m is None:
             self.buf = joined[-CTX:]
             self.pos = len(self.buf)
