@@ -450,16 +450,6 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         else:
             self.scan_text = None
 
-    def output_began(self) -> None:
-        """The first visible text: markers that count only before it leave the armed search."""
-        self.seen_output = True
-        state = self.state
-        if type(state) is ScanState:
-            if self.text_search is not None:
-                self.text_search = state.late_search
-            if self.scan_text is not None:
-                self.scan_text = state.late_search
-
     def _trim(self) -> None:
         """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
         pos = self.pos
@@ -498,15 +488,3 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
 
     def pop(self) -> None:
         self.state = self.stack.pop() if self.stack else self.cfg.initial_state(self)
-
-    # -- content -------------------------------------------------------------------------------------
-
-    def line_start(self, s: int) -> bool:
-        """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""
-        buf = self.buf
-        i = s - 1
-        spaces = 0
-        while i >= 0 and buf[i] == " " and spaces < 4:
-            i -= 1
-            spaces += 1
-        return spaces <= 3 and (i < 0 or buf[i] == "\n")

@@ -57,6 +57,7 @@ class FastPaths:
     released: int
     text_search: Search | None
     held_scan: Search | None
+    scan_text: Search | None
 
     cfg: Any
     events: list[Event]
@@ -103,6 +104,17 @@ class FastPaths:
             self._run(False)
             self._trim()
         return self.events
+
+    def output_began(self) -> None:
+        """The first visible text: markers that count only before it leave the armed search (the text
+        scope's ``late_search``)."""
+        self.seen_output = True
+        late = getattr(self.state, "late_search", None)
+        if late is not None:
+            if self.text_search is not None:
+                self.text_search = late
+            if self.scan_text is not None:
+                self.scan_text = late
 
     def _text_end(self, chunk: str, start: int) -> list[Event] | None:
         """``chunk``, searched alone, ends in something marker-like from ``start`` on: searched again from
