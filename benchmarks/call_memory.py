@@ -99,12 +99,14 @@ def rss_child(fmt: str, chars: int, chunk: int) -> None:
     first = feed(fmt, body(fmt, 100), chunk)  # the first parser: tables compiled, lazy imports done
     first.close()
     del first
+    _trim_heap()
+    startup = rss_bytes() - cold
     text = body(fmt, chars)
     _trim_heap()
     before = rss_bytes()
     parser = feed(fmt, text, chunk)
     grown = rss_bytes() - before
-    print((before - cold) / 1e6, grown / len(text))
+    print(startup / 1e6, grown / len(text))
     del parser
 
 

@@ -73,3 +73,15 @@ def test_a_tag_value_with_a_newline_on_every_line_is_kept_once(chunk: int) -> No
     ends = [e for e in parser.feed(tail) + parser.close() if e.type == "tool_call_end"]
     assert [json.loads(e.call.arguments_json) for e in ends] == [{"content": body}]  # type: ignore[attr-defined]
     assert ends[0].call.raw in head + body + tail  # type: ignore[attr-defined]
+
+
+def test_parts_of_long_pieces_are_never_joined_past_a_block() -> None:
+    # A join briefly holds its text twice: long text is kept in blocks of at most BLOCK characters.
+    from streamparse.core.parts import BLOCK, FAN, Parts
+
+    parts = Parts()
+    pieces = [chr(97 + i % 26) * 64 for i in range(FAN**3 + 5)]  # 2 MB in 64-character pieces
+    for piece in pieces:
+        parts.append(piece)
+    assert max(len(s) for s in parts.pieces()) <= BLOCK
+    assert parts.join() == "".join(pieces)
