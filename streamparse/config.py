@@ -99,7 +99,7 @@ class Tables:
             handlers.setdefault(closer, []).insert(0, pop_scope)
             if closer == "</think>":
                 handlers.setdefault("<think>", []).append(drop)  # a primed output that repeats the opener
-            self.reasoning[closer] = MarkerTable(handlers, w.ns if promote else None)
+            self.reasoning[closer] = MarkerTable(handlers, w.ns if promote else None, w.anchors)
         # Primed reasoning (the prompt opened <think>): as reasoning, but a native call opener of an active
         # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
         primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
@@ -114,7 +114,7 @@ class Tables:
             primed_ns = {k: [end_primed_reasoning] for k in w.ns}
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
         _declared_scopes(w, declared, self.reasoning, primed, text)
-        self.primed = MarkerTable(primed, primed_ns or None) if not promote else MarkerTable(primed, w.ns)
+        self.primed = MarkerTable(primed, primed_ns if not promote else w.ns, w.anchors)
         if tools and "pythonic" in active:
             # A pythonic list after prose, for declared tools only: without tools `[` is never a marker
             # (the commonest character of markdown stays on the fast path).
@@ -138,7 +138,7 @@ class Tables:
         if gated:
             for marker, handler in intent_handlers(gated, lambda: self.text).items():
                 text.setdefault(marker, []).append(handler)
-        self.text = MarkerTable(text, w.ns)
+        self.text = MarkerTable(text, w.ns, w.anchors)
 
 
 def _declared_scopes(

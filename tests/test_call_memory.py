@@ -57,3 +57,31 @@ def test_parts_join_keeps_order_across_levels() -> None:
     empty = Parts()
     empty.append("")
     assert empty and empty.join() == ""
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_a_tag_value_with_a_newline_on_every_line_is_kept_once(chunk: int) -> None:
+    # The tag state holds each line's newline (it may be markup before the closing tag) and the next piece
+    # brings it back: the raw markup keeps referring to the argument text instead of splitting off a copy.
+    head, tail = HEADS["qwen3_coder"]
+    line = '    if value < limit and name != "x":  # check {braces} and \\ here\n'
+    body = (line * (CHARS // len(line) + 1))[:CHARS].rstrip("\n")
+    parser = StreamParser(formats=["qwen3_coder"])
+    parser.feed(head)
+    held, _ = _held_and_peak(parser, body, chunk)
+    assert held <= 1.2 * CHARS, held / CHARS
+    ends = [e for e in parser.feed(tail) + parser.close() if e.type == "tool_call_end"]
+    assert [json.loads(e.call.arguments_json) for e in ends] == [{"content": body}]  # type: ignore[attr-defined]
+    assert ends[0].call.raw in head + body + tail  # type: ignore[attr-defined]
+
+
+def test_parts_of_long_pieces_are_never_joined_past_a_block() -> None:
+    # A join briefly holds its text twice: long text is kept in blocks of at most BLOCK characters.
+    from streamparse.core.parts import BLOCK, FAN, Parts
+
+    parts = Parts()
+    pieces = [chr(97 + i % 26) * 64 for i in range(FAN**3 + 5)]  # 2 MB in 64-character pieces
+    for piece in pieces:
+        parts.append(piece)
+    assert max(len(s) for s in parts.pieces()) <= BLOCK
+    assert parts.join() == "".join(pieces)

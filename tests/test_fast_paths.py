@@ -139,13 +139,25 @@ def test_marker_prefixes_at_chunk_ends_stream_like_the_states(text: str) -> None
 
 def test_a_marker_prefix_at_a_chunk_end_is_held_and_released_by_the_next_chunk() -> None:
     parser = StreamParser(formats="auto")
-    # The space before the held prefix waits with it (exact output: whitespace before a possible marker is
-    # undecided until the next character or marker decides it).
-    assert [e.text for e in parser.feed("Hello, go to") if isinstance(e, TextDelta)] == ["Hello, go"]
+    # Before any visible text ``to=functions.`` (harmony's first message) counts: its prefix is held (the
+    # whitespace that starts the output is no text: exact output).
+    assert [e.text for e in parser.feed(" to") if isinstance(e, TextDelta)] == []
     assert parser.stats.largest_holdback == 2
-    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == [" to the"]
-    assert [e.text for e in parser.feed(" wha") if isinstance(e, TextDelta)] == [" wha"]
-    assert [e.text for e in parser.feed("t is") if isinstance(e, TextDelta)] == ["t is"]
+    assert [e.text for e in parser.feed(" the") if isinstance(e, TextDelta)] == ["to the"]
+    assert [e.text for e in parser.feed(" <tool") if isinstance(e, TextDelta)] == []
+    assert [e.text for e in parser.feed("box> is") if isinstance(e, TextDelta)] == [" <toolbox> is"]
+
+
+def test_prose_ending_in_the_start_of_an_anchored_marker_is_not_held() -> None:
+    # Markers of ordinary characters count only where their templates write them: functools[, TOOL_CALL and
+    # Action: at a word start, to=functions. before any visible text. The chunk is judged with the text
+    # before it, however the stream was cut.
+    parser = StreamParser(formats="auto")
+    for piece in ("We went", " to", "\nt", "he shop", " of", "f", " IT", "OOL", "_", " XAction"):
+        assert [e.text for e in parser.feed(piece) if isinstance(e, TextDelta)] == [piece], piece
+    assert parser.stats.largest_holdback == 0
+    assert [e.text for e in parser.feed(" f") if isinstance(e, TextDelta)] == []  # a word start: held
+    assert [e.text for e in parser.feed("ound") if isinstance(e, TextDelta)] == [" found"]
 
 
 TAG_VALUE = st.text(alphabet=st.sampled_from(list('ab "\\\n/é<>')), min_size=1, max_size=30)
@@ -242,3 +254,33 @@ def test_a_buffered_json_argument_is_kept_once(chunk: int) -> None:
     ends = [e for e in parser.feed('"}}\n</tool_call>') + parser.close() if isinstance(e, ToolCallEnd)]
     assert ends[0].call.arguments_json == '{"content": "' + body + '"}'
     assert ends[0].call.raw.endswith(body + '"}}\n</tool_call>')
+
+
+# Prose around the markers that count only at a word start (functools[, TOOL_CALL, Action:) or before the
+# first visible text (to=functions.), glued to words or not, cut anywhere.
+WORDY = st.lists(
+    st.sampled_from(["functools[", "functools", "TOOL_CALL", "Action:", "to=functions.", "to=", "x", "of", "_"])
+    | st.sampled_from([" ", "\n", "f", "t", "[", ":", '{"name": "f", "arguments": {}}', "]", "`"]),
+    max_size=16,
+).map("".join)
+
+
+def _per_feed(chunks: list[str] | list[bytes]) -> list[list[object]]:
+    parser = StreamParser(formats="auto")
+    return [merge_events(parser.feed(c)) for c in chunks] + [merge_events(parser.close())]
+
+
+@FAST
+@given(text=WORDY)
+def test_word_and_start_markers_are_released_when_the_states_release_them(text: str) -> None:
+    # Feed by feed (the earliest release), the fast paths give what the states give.
+    cuts = chunkings(text)
+    fast = {label: _per_feed(chunks) for label, chunks in cuts.items()}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Engine, "_arm_text", lambda self: setattr(self, "scan_text", None))
+        mp.setattr(Engine, "_arm_inline", lambda self: None)
+        mp.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+        mp.setattr(ScanState, "fast", lambda self, eng, text: None)
+        slow = {label: _per_feed(chunks) for label, chunks in cuts.items()}
+    for label in fast:
+        assert fast[label] == slow[label], label

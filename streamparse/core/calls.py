@@ -136,13 +136,32 @@ class Candidate:
 
     def share_loose(self, piece: str) -> bool:
         """``piece``, markup just consumed, is the loose argument text (verbatim or JSON-escaped): keep it
-        as a reference to the arguments. False when it is not (the caller keeps it as literal markup)."""
+        as a reference to the arguments. False when it is not (the caller keeps it as literal markup).
+
+        A tag value's final newline is held by its state (it may be the markup before the closing tag): a
+        piece ending in it shares all but the newline, which stays literal until the next piece brings the
+        newline into the arguments and ``RawText.rejoin`` folds it back into the stretch."""
+        args = self.args
+        if args.size != self.loose_end:
+            return False
+        raw = self.raw_parts
+        spans = raw.spans
+        text = self.loose[0] if len(self.loose) == 1 else "".join(self.loose)
+        if spans and spans[-1] and raw.run < 0 and raw.rejoin(piece, text):
+            return True
+        if self._share(piece, text):
+            return True
+        if piece[-1] == "\n" and len(piece) > 1 and self._share(piece[:-1], text):
+            raw.append("\n")
+            return True
+        return False
+
+    def _share(self, piece: str, text: str) -> bool:
         args = self.args
         raw = self.raw_parts
         spans = raw.spans
-        if args.size != self.loose_end or (len(piece) < 32 and not (spans and spans[-4] == raw.lit.size)):
+        if len(piece) < 32 and not (spans and spans[-4] == raw.lit.size):
             return False  # (neither long enough for a stretch of its own nor next to one: not worth it)
-        text = self.loose[0] if len(self.loose) == 1 else "".join(self.loose)
         if text == piece:
             kinds: tuple[int, ...] = (0, 1) if NEEDS_ESCAPE.search(piece) is None else (0,)  # (its own escape)
         elif len(text) > len(piece) and text == encode_basestring(piece)[1:-1]:

@@ -34,12 +34,12 @@ from ..events import (
 )
 from ..stats import ParserStats
 from .calls import CallGate, CallLifecycle, CallSettings, Candidate
-from .fastpaths import CTX, FastPaths
+from .fastpaths import CTX, FastPaths, Search
 from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .output import SEP_WS, TextOutput, TextRelease
 from .parts import FAN
-from .scanner import MarkerSet, marker_set, split_ns
+from .scanner import START, WORD, MarkerSet, marker_set, split_ns
 
 log = logging.getLogger("streamparse")
 
@@ -59,16 +59,24 @@ Handler = Callable[["Engine", int, int, bool], "bool | None"]
 class MarkerTable:
     """A scope's markers, compiled once, with the handlers for each marker."""
 
-    __slots__ = ("markers", "handlers", "ns_handlers")
+    __slots__ = ("markers", "late", "early", "handlers", "ns_handlers")
 
     def __init__(
         self,
         handlers: dict[str, list[Handler]],
         ns_handlers: dict[str, list[Handler]] | None = None,
+        anchors: dict[str, str] | None = None,
     ) -> None:
+        """``anchors``: markers that count only at a word start (WORD) or before the output's first
+        visible text (START), core/scanner.py; ``late`` is the marker set once that text was released."""
         self.handlers = {k: tuple(v) for k, v in handlers.items()}
         self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
-        self.markers: MarkerSet = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers))
+        anchors = {m: a for m, a in (anchors or {}).items() if m in self.handlers}
+        every, ns = frozenset(self.handlers), frozenset(self.ns_handlers)
+        words = frozenset(m for m, a in anchors.items() if a == WORD)
+        self.markers: MarkerSet = marker_set(every, ns, words)
+        self.early = early = frozenset(m for m, a in anchors.items() if a == START)
+        self.late: MarkerSet = marker_set(every - early, ns, words) if early else self.markers
 
     def lookup(self, tok: str) -> tuple[Handler, ...]:
         hs = self.handlers.get(tok)
@@ -109,12 +117,13 @@ class State:
 class ScanState(State):
     """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
 
-    __slots__ = ("table", "reasoning", "_any_marker")
+    __slots__ = ("table", "reasoning", "_any_marker", "late_search")
 
     def __init__(self, table: MarkerTable, reasoning: bool = False) -> None:
         self.table = table
         self.reasoning = reasoning
         self._any_marker = table.markers.raw_search
+        self.late_search = table.late.raw_search  # once the output began (START markers left out)
 
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         if self._any_marker(text) is not None:
@@ -129,14 +138,22 @@ class ScanState(State):
             eng.orphan_window = False
             return [reasoning_delta(text)]
         if not eng.seen_output and not text.isspace():
-            eng.seen_output = True
+            eng.output_began()
         eng.released += len(text)
         return [text_delta(text)]
 
     def step(self, eng: Engine, final: bool) -> bool:
         buf = eng.buf
         pos = eng.pos
-        found = self.table.markers.search(buf, pos)
+        late = self.table.late
+        markers = late if eng.seen_output else self.table.markers
+        found = markers.search(buf, pos)
+        if markers is not late and found is not None and found[0] > pos and not self.reasoning:
+            s, e = found[0], found[1]
+            if any(m.startswith(buf[s:e]) for m in self.table.early) and not buf[pos:s].isspace():
+                # The output begins with the text before it: a marker that counts only before that is text.
+                markers = late
+                found = markers.search(buf, pos)
         if found is None:
             if pos < len(buf):
                 eng.content(self.reasoning, buf[pos:])
@@ -146,7 +163,7 @@ class ScanState(State):
         if s > pos:
             eng.content(self.reasoning, buf[pos:s])
             eng.pos = s
-        if tok is not None and e == len(buf) and not final and tok in self.table.markers.extendable:
+        if tok is not None and e == len(buf) and not final and tok in markers.extendable:
             eng.note_hold(len(buf) - s)  # a complete marker that may still grow into a longer one
             return False
         if tok is None:  # only a possible prefix of a marker: hold it (visible at the end, end-of-stream rule)
@@ -241,9 +258,9 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.stats = cfg.new_stats()
         self.largest_hold = 0
         self.limit = cfg.max_call_chars
-        self.text_search: Callable[[str], re.Match[str] | None] | None = None
-        self.held_scan: Callable[[str], re.Match[str] | None] | None = None  # a prefix is held: _text_tail
-        self.scan_text: Callable[[str], object] | None = None
+        self.text_search: Search | None = None
+        self.held_scan: Search | None = None  # a prefix is held: _text_tail
+        self.scan_text: Search | None = None
         self.hot: re.Pattern[str] | None = None
         self.hot_escape = False
         # While a JSON string streams with nothing held and no limit: the search for a character that needs
@@ -316,13 +333,13 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                         if sep is not None and not (sep.idle and chunk[-1] not in SEP_WS):
                             return self.release_text(chunk)  # separator whitespace may be held (exact output)
                         if not self.seen_output and not chunk.isspace():
-                            self.seen_output = True
+                            self.output_began()
                         self.released += n
                         text_event: TextDelta = _new(TextDelta)
                         _set_text(text_event, chunk)
                         return [text_event]
-                    # A marker prefix at the very end: held (FastPaths._text_tail).
-                    fast = self._text_tail(chunk, found.start(), text_search) if found.end() == len(chunk) else None
+                    # A marker prefix at the very end: held (FastPaths._text_end).
+                    fast = self._text_end(chunk, found.start()) if found.end() == len(chunk) else None
                 else:  # the chunk after such a prefix, scanned with it
                     fast = self._text_after_hold(chunk) if self.held_scan is not None else None
                 if fast is not None:
@@ -356,11 +373,11 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
             if not self.hot_bs and self.pos == len(self.buf):  # nothing is held
                 scan = self.scan_text
                 if scan is not None:
-                    if scan(text) is None:  # visible text with no marker (or marker prefix) in the chunk
+                    if scan(text, 0) is None:  # visible text with no marker (or marker prefix) in the chunk
                         self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
                         self.pos = len(self.buf)
                         return self.release_text(text)
-                else:
+                elif type(self.state).fast is not State.fast:  # (a state that can take a whole chunk)
                     fast = self.state.fast(self, text)
                     if fast is not None:
                         self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
@@ -427,7 +444,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         scope's marker search); inlined in ``feed`` when no limit applies and nothing is held."""
         state = self.state
         if type(state) is ScanState and not state.reasoning and self.call is None:
-            scan = self.scan_text = state._any_marker
+            scan = self.scan_text = state.late_search if self.seen_output else state._any_marker
             if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
                 self.text_search = scan
         else:
@@ -447,7 +464,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                 call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
             if call.loose:
                 call.loose.clear()
-            limit = self.cfg.max_call_chars
+            limit = self.limit
             if limit is not None and call.raw_len > limit:
                 self.reject_too_large()
         if pos > CTX:
@@ -471,15 +488,3 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
 
     def pop(self) -> None:
         self.state = self.stack.pop() if self.stack else self.cfg.initial_state(self)
-
-    # -- content -------------------------------------------------------------------------------------
-
-    def line_start(self, s: int) -> bool:
-        """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""
-        buf = self.buf
-        i = s - 1
-        spaces = 0
-        while i >= 0 and buf[i] == " " and spaces < 4:
-            i -= 1
-            spaces += 1
-        return spaces <= 3 and (i < 0 or buf[i] == "\n")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
-from typing import Any
+from typing import Any, Protocol
 
 from ..events import Event, TextDelta, slot_setter, tool_call_delta
 from .calls import Candidate
@@ -32,6 +32,12 @@ from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
 CTX = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
+
+
+class Search(Protocol):
+    """A marker set's search (``re.Pattern.search``): from ``pos``, look-behinds see the text before it."""
+
+    def __call__(self, string: str, pos: int = 0, /) -> re.Match[str] | None: ...
 
 
 class FastPaths:
@@ -49,8 +55,9 @@ class FastPaths:
     state: Any
     seen_output: bool
     released: int
-    text_search: Callable[[str], re.Match[str] | None] | None
-    held_scan: Callable[[str], re.Match[str] | None] | None
+    text_search: Search | None
+    held_scan: Search | None
+    scan_text: Search | None
 
     cfg: Any
     events: list[Event]
@@ -98,41 +105,74 @@ class FastPaths:
             self._trim()
         return self.events
 
-    def _text_tail(self, text: str, start: int, scan: Callable[[str], re.Match[str] | None]) -> list[Event] | None:
-        """``text[start:]``, at the end of ``text``, is marker-like: when it is only a prefix of a marker,
-        release what comes before it and hold it (``held_scan``); None when it is a marker (or ``text`` is
-        a prefix held with the new chunk that grew into one): the states decide."""
-        tail = text[start:]
+    def output_began(self) -> None:
+        """The first visible text: markers that count only before it leave the armed search (the text
+        scope's ``late_search``)."""
+        self.seen_output = True
+        late = getattr(self.state, "late_search", None)
+        if late is not None:
+            if self.text_search is not None:
+                self.text_search = late
+            if self.scan_text is not None:
+                self.scan_text = late
+
+    def _text_end(self, chunk: str, start: int) -> list[Event] | None:
+        """``chunk``, searched alone, ends in something marker-like from ``start`` on: searched again from
+        there with the text before it (a word marker counts only at a word start; alone, the chunk's first
+        character looks like one). Only the marker-like end is searched again, so a long chunk costs one
+        search, and it is copied only when the context before it may decide."""
+        search = self.text_search
+        assert search is not None
+        if start <= CTX:
+            buf = self.buf
+            joined, pos = buf + chunk, len(buf)
+        else:
+            joined, pos = chunk, 0  # (the chunk's own characters before ``start`` are the context)
+        m = search(joined, pos + start)
+        if m is None:
+            self.buf = joined[-CTX:]
+            self.pos = len(self.buf)
+            return self.release_text(chunk)
+        if m.end() == len(joined):
+            return self._text_tail(joined, pos, m.start())
+        return None
+
+    def _text_tail(self, joined: str, pos: int, start: int) -> list[Event] | None:
+        """``joined`` is the kept context (and a held prefix) plus the new chunk, whose text from ``pos`` on
+        is not released yet, and ``joined[start:]`` at its end is marker-like: when it is only a prefix of
+        a marker, release the text before it and hold it (``held_scan``); None when it is a marker (or a
+        held prefix grew into one): the states decide."""
+        tail = joined[start:]
         markers = self.state.table.markers
         if tail in markers.markers or (tail[0] == "<" and markers.ns_suffixes and markers.search(tail, 0)[2]):
             return None  # a complete marker (a namespaced one starts with "<")
-        held = len(text) - start
-        buf = self.buf
-        self.buf = buf = (buf + text if self.pos == len(buf) else buf[: self.pos] + text)[-(CTX + held) :]
+        held = len(joined) - start
+        self.buf = buf = joined[-(CTX + held) :]
         self.pos = len(buf) - held
         if held > self.largest_hold:
             self.note_hold(held)
-        self.text_search = None
-        self.held_scan = scan
-        if not start:
+        if self.text_search is not None:  # (else the prefix held before grew into this one)
+            self.held_scan = self.text_search
+            self.text_search = None
+        if start == pos:
             return []
-        return self.release_text(text[:start])
+        return self.release_text(joined[pos:start])
 
     def _text_after_hold(self, chunk: str) -> list[Event] | None:
         """The chunk after a held marker prefix, scanned with it (None: the states decide)."""
         scan = self.held_scan
         assert scan is not None
-        buf = self.buf
-        text = buf[self.pos :] + chunk
-        m = scan(text)
+        pos = self.pos
+        joined = self.buf + chunk
+        m = scan(joined, pos)
         if m is None:
-            self.buf = buf = (buf + chunk)[-CTX:]
-            self.pos = len(buf)
+            self.buf = joined[-CTX:]
+            self.pos = len(self.buf)
             self.held_scan = None
             self.text_search = scan
-            return self.release_text(text)
-        if m.end() == len(text):
-            return self._text_tail(text, m.start(), scan)
+            return self.release_text(joined[pos:])
+        if m.end() == len(joined):
+            return self._text_tail(joined, pos, m.start())
         return None
 
     def _hot(self, hot: re.Pattern[str], text: str, limit: int | None) -> list[Event] | None:

@@ -7,6 +7,7 @@ character or marker decides it; the orphan-closer and reasoning-segment rules li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from ..events import Event, TextWasReasoning, reasoning_delta, text_delta
@@ -39,6 +40,18 @@ class TextOutput:
     released: int
     reasoning_seen: bool
     orphan_window: bool
+    buf: str
+    output_began: Callable[[], None]  # (FastPaths': the first visible text, which re-arms the text search)
+
+    def line_start(self, s: int) -> bool:
+        """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""
+        buf = self.buf
+        i = s - 1
+        spaces = 0
+        while i >= 0 and buf[i] == " " and spaces < 4:
+            i -= 1
+            spaces += 1
+        return spaces <= 3 and (i < 0 or buf[i] == "\n")
 
     def content(self, reasoning: bool, text: str) -> None:
         if reasoning:
@@ -59,7 +72,7 @@ class TextOutput:
         if not text:
             return []
         if not self.seen_output and not text.isspace():
-            self.seen_output = True
+            self.output_began()
         self.released += len(text)
         return [text_delta(text)]
 

@@ -4,9 +4,10 @@ A call's arguments and raw markup arrive in pieces as small as one character. Ke
 piece costs a string object and a list slot (about 60 bytes for a 2-character piece); kept here, pieces are
 joined in groups of :data:`FAN` as they come and the groups are joined again a level up, so at most
 ``FAN - 1`` strings wait on each level and the overhead stays a few kilobytes whatever the chunking. The
-top level (:data:`LEVELS`) only collects blocks of ``FAN ** LEVELS`` pieces and never joins them, so no
-step copies more than one such block at a time (a join of everything would briefly double the memory),
-and each character is copied at most ``LEVELS`` times.
+top level (:data:`LEVELS`), or a lower one whose strings are already long (:data:`BLOCK`), only collects
+and never joins, so no step copies more than one such block at a time (a join of everything would briefly
+double the memory, and the allocator keeps what a large transient copy freed), and each character is
+copied at most ``LEVELS`` times.
 
 :class:`RawText` is a call's raw markup. Most of it is usually the arguments text itself (a JSON string
 value read verbatim, or a tag value that the arguments carry JSON-escaped): such stretches are kept as
@@ -17,11 +18,16 @@ from __future__ import annotations
 
 import json
 from array import array
+from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 
-__all__ = ["FAN", "LEVELS", "Parts", "RawText"]
+__all__ = ["BLOCK", "FAN", "LEVELS", "Parts", "RawText"]
 
 FAN = 32
 LEVELS = 3
+# A level whose FAN strings hold more characters than this is not joined (a join briefly holds the text
+# twice): it keeps collecting, older text stays above it, so a 64-character chunking's transient copy is
+# 64 KB, not 2 MB.
+BLOCK = 1 << 16
 
 
 class Parts:
@@ -52,8 +58,10 @@ class Parts:
         levels = self.levels
         for k, level in enumerate(levels):
             level.append(block)
-            if len(level) < FAN or k == LEVELS - 1:
+            if len(level) < FAN or k == LEVELS - 1 or len(level) > FAN:
                 return
+            if sum(map(len, level)) > BLOCK:
+                return  # too long to join (the join would hold a second copy): this level keeps growing
             block = "".join(level)
             level.clear()
         levels.append([block])
@@ -124,6 +132,28 @@ class RawText:
             else:
                 spans.extend((at, start, end, escaped))
         self.run = -1
+
+    def rejoin(self, piece: str, text: str) -> bool:
+        """``piece``, markup just consumed, follows a short literal that follows an escaped stretch, and the
+        two are together the markup of ``text``, the arguments appended since that stretch (JSON-escaped):
+        drop the literal and extend the stretch over ``text``. A tag value's newline, held by its state
+        until the next character says it is not the value's last, comes back to the stretch this way
+        instead of splitting it (32 bytes a stretch: with a newline every line, half a byte a character)."""
+        lit = self.lit
+        tail = lit.tail
+        if not tail:
+            return False
+        last = tail[-1]
+        spans = self.spans
+        end = self.args.size
+        if len(last) > 2 or spans[-4] != lit.size - len(last) or spans[-2] != end - len(text):
+            return False
+        if encode_basestring(last + piece)[1:-1] != text:
+            return False
+        tail.pop()
+        lit.size -= len(last)
+        spans[-2] = end
+        return True
 
     def join(self, args_text: str | None = None) -> str:
         """The raw markup; ``args_text`` is ``args.join()`` when the caller has it (saves a copy)."""

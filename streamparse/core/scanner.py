@@ -47,20 +47,40 @@ def _node_regex(node: _Trie) -> str:
     return "(?:" + "|".join(alts) + ")"
 
 
+# Where a marker of ordinary characters counts (docs/FORMATS.md, where a marker counts). WORD: only at the
+# start of a word (not glued to a letter, digit or underscore before it), written as a negative look-behind
+# placed after the marker's first character (so the pattern still starts with a literal and ``re`` skips to
+# candidate characters in C); at the start of the searched string it cannot refuse, so a string searched
+# without the text before it is judged conservatively. START: only before the output's first visible text
+# (``MarkerTable.late`` leaves such markers out once it began).
+WORD, START = "word", "start"
+
+
+def _word_start(marker: str) -> str:
+    first = re.escape(marker[0])
+    ahead = f"(?={re.escape(marker[1])}|\\Z)" if len(marker) > 1 else ""  # (most words go on differently)
+    (child,) = (node for ch, node in _trie([marker]).items() if ch)
+    return first + ahead + f"(?<!\\w{first})" + _node_regex(child)
+
+
 class MarkerSet:
     """Finds the next marker, or a held partial marker at the end of the buffer.
 
     ``search(buf, pos)`` returns ``(start, end, marker)``: ``marker`` is the complete marker text, or None
     when ``buf[start:]`` is only a proper prefix of a marker (hold it); None overall when neither occurs.
+    ``words`` count only at the start of a word (WORD), and so does their prefix at the end; they are tried
+    before the other markers starting at the same character.
     """
 
-    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable")
+    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable", "words")
 
-    def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = ()) -> None:
+    def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = (), words: Iterable[str] = ()) -> None:
         self.markers = frozenset(m for m in markers if m)
         self.ns_suffixes = frozenset(ns_suffixes)
-        root = _trie(sorted(self.markers))
-        top = [re.escape(ch) + _node_regex(child) for ch, child in root.items()]
+        self.words = frozenset(words) & self.markers
+        top = [_word_start(m) for m in sorted(self.words)]
+        root = _trie(sorted(self.markers - self.words))
+        top += [re.escape(ch) + _node_regex(child) for ch, child in root.items()]
         if self.ns_suffixes:
             # `<PREFIX:suffix` for any XML namespace prefix (FORMATS xml_invoke); the prefix may also be the
             # held end of the buffer.
@@ -98,6 +118,10 @@ class MarkerSet:
 
 
 @lru_cache(maxsize=512)
-def marker_set(markers: frozenset[str], ns_suffixes: frozenset[str] = frozenset()) -> MarkerSet:
+def marker_set(
+    markers: frozenset[str],
+    ns_suffixes: frozenset[str] = frozenset(),
+    words: frozenset[str] = frozenset(),
+) -> MarkerSet:
     """Compiled marker sets are shared by every parser with the same configuration."""
-    return MarkerSet(markers, ns_suffixes)
+    return MarkerSet(markers, ns_suffixes, words)

@@ -41,9 +41,19 @@ class Wiring:
     dropped: list[str] = field(default_factory=list)  # control tokens: removed in text and reasoning
     wrappers: list[str] = field(default_factory=list)  # content wrappers: removed in text; end primed reasoning
     separators: list[str] = field(default_factory=list)  # text separators: removed where whitespace would be
+    # Markers that count only at a word start or before the output's first visible text (core/scanner.py,
+    # WORD / START): where their templates put them, so prose ending in ``t`` or ``f`` is not held.
+    anchors: dict[str, str] = field(default_factory=dict)
 
-    def on(self, marker: str, handler: Handler) -> None:
+    def on(self, marker: str, handler: Handler, anchor: str | None = None) -> None:
+        """``anchor`` (WORD / START): every handler of the marker refuses it elsewhere. A marker wired by
+        several formats keeps the anchor only when all of them give the same one."""
+        known = marker in self.markers
         self.markers.setdefault(marker, []).append(handler)
+        if anchor is not None and (not known or self.anchors.get(marker) == anchor):
+            self.anchors[marker] = anchor
+        else:
+            self.anchors.pop(marker, None)
 
     def add_reasoning(self, open: str | None, close: str, *, primed: bool = False, start_only: bool = True) -> None:
         r = DeclaredReasoning(open, close, primed, start_only)

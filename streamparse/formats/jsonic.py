@@ -6,6 +6,7 @@ import re
 
 from ..core.engine import Engine
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, word_char
+from ..core.scanner import WORD
 from ..states.json_body import JsonCallState
 from .base import FormatSpec, Wiring
 from .openers import Decision, json_call, named_json
@@ -59,7 +60,7 @@ def tool_call_marker(eng: Engine, s: int, e: int, final: bool) -> Decision:
 
 
 def wire_tool_call_marker(w: Wiring) -> None:
-    w.on("TOOL_CALL", tool_call_marker)
+    w.on("TOOL_CALL", tool_call_marker, WORD)
 
 
 def wire_nemotron(w: Wiring) -> None:

@@ -16,6 +16,7 @@ import re
 
 from ..core.engine import Engine, MarkerTable, ScanState
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, starts_or_prefix, word_char
+from ..core.scanner import WORD
 from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from .base import FormatSpec, Wiring
@@ -203,7 +204,7 @@ PHI4_CALL, PHI4_CALL_END = "<|tool_call|>", "<|/tool_call|>"
 
 
 def wire_phi4_mini(w: Wiring) -> None:
-    w.on(FUNCTOOLS, functools_open)
+    w.on(FUNCTOOLS, functools_open, WORD)
     # Phi-4-mini's chat template writes calls in its own tokens: <|tool_call|>{...}<|/tool_call|>.
     w.on(PHI4_CALL, json_call("phi4_mini", (PHI4_CALL_END,), lists=True, several=True))
 
@@ -291,7 +292,7 @@ def start_action(eng: Engine, s: int, e: int, final: bool) -> Decision:
 
 
 def wire_command_r(w: Wiring) -> None:
-    w.on("Action:", action_fence)
+    w.on("Action:", action_fence, WORD)
     w.on(START_ACTION, start_action)
 
 

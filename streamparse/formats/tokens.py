@@ -6,6 +6,7 @@ import re
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix
+from ..core.scanner import START
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
 from ..states.tag_body import TagCallState
@@ -315,7 +316,7 @@ def _analysis_table() -> MarkerTable:
 def wire_harmony(w: Wiring) -> None:
     w.on(H_START, harmony_header)
     w.on(H_CHANNEL, harmony_header)
-    w.on(H_BARE_RECIPIENT, harmony_first_message)
+    w.on(H_BARE_RECIPIENT, harmony_first_message, START)
 
 
 # muse (MuseGlimmer) ------------------------------------------------------------------------------------------
