@@ -66,7 +66,9 @@ TEXTS: dict[str, str] = {
     "hy3": "<tool_calls:opensource><tool_call:opensource>get_weather<tool_sep:opensource><arg_key:opensource>city</arg_key:opensource><arg_value:opensource>Paris</arg_value:opensource><arg_key:opensource>days</arg_key:opensource><arg_value:opensource>3</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
     "hy3_plain": "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></tool_call></tool_calls>",
     "minicpm5": '<function name="get_weather">\n<param name="city">Paris</param>\n<param name="days">3</param>\n</function>',
-    "step3": '<｜tool_calls_begin｜><steptml:invoke name="get_weather">\n<steptml:parameter name="city">Paris</steptml:parameter>\n<steptml:parameter name="days">3</steptml:parameter>\n</steptml:invoke><｜tool_calls_end｜>',
+    # Values are verbatim (their whitespace is data), so the tag writes no newline between the tags.
+    "step3": '<｜tool_calls_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter><steptml:parameter name="days">3</steptml:parameter></steptml:invoke><｜tool_calls_end｜>',
+    "solar_open2": "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Paris<|tool_arg:end|><|tool_arg:start|>days<|tool_arg:value|>3<|tool_arg:end|><|tool_call:end|>",
     "kimi_k3": '<|open|>tools<|sep|><|open|>call tool="get_weather"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|open|>argument key="days" type="integer"<|sep|>3<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
     "gigachat35": f'<{G}tool_calls><{G}invoke name="get_weather"><{G}parameter name="city" string="true">Paris</{G}parameter><{G}parameter name="days" string="false">3</{G}parameter></{G}invoke></{G}tool_calls>',
 }

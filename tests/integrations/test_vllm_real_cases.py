@@ -53,6 +53,12 @@ STOPPED_NORMALLY = {
     "glm4_moe::incomplete": [("get_weather", {"city": "Beijing", "date": "2025-08-01"})],
 }
 
+# A stream cannot take a sent delta back (docs/integrations.md, Limits): a call cut after its name and part of
+# its arguments were streamed leaves them with the client, while the one-shot answer omits the call.
+STREAMED_BEFORE_THE_CUT = {
+    "solar_open2::unterminated_block": [("search", '{"query": "Seo')],
+}
+
 
 def _adapter_name(case: dict[str, Any]) -> str:
     formats = case["options"].get("formats")
@@ -139,4 +145,7 @@ def test_streaming_one_token_per_delta(case: dict[str, Any], name: str) -> None:
                 names[tc.index] = tc.function.name
             args.setdefault(tc.index, []).append((tc.function.arguments or "") if tc.function else "")
     got = _calls([(names.get(i, ""), "".join(parts)) for i, parts in sorted(args.items())])
-    assert (got, _words("".join(content))) == _expected(case, name), case.get("note", "")
+    calls, text = _expected(case, name)
+    if name.startswith("streamparse"):
+        calls = STREAMED_BEFORE_THE_CUT.get(case["id"], calls)
+    assert (got, _words("".join(content))) == (calls, text), case.get("note", "")
