@@ -123,8 +123,17 @@ class StreamparseToolParser(ToolParser):
         primed = peer.primed if peer is not None else None
         model = getattr(request, "model", None) or model or (peer.model if peer is not None else None)
         template = peer.template if peer is not None else getattr(request, "chat_template_kwargs", None)
+        prompt = peer.prompt_tail if peer is not None else None
         return make_parser(
-            self.format_names, model, tools, primed, template, table, tokenizer=self.model_tokenizer, tool_parser=True
+            self.format_names,
+            model,
+            tools,
+            primed,
+            template,
+            table,
+            tokenizer=self.model_tokenizer,
+            tool_parser=True,
+            prompt=prompt,
         )
 
     def session(self, request: Any = None, model: str | None = None, tokens: bool = True) -> RequestSession:

@@ -96,6 +96,7 @@ def make_parser(
     calls_in_reasoning: str = "promote",
     tokenizer: Any = None,
     tool_parser: bool = False,
+    prompt: str | None = None,
 ) -> StreamParser:
     # Engine policy (docs/integrations.md): calls inside <think> are promoted, and arguments that are not a
     # JSON object are handed on as their JSON text, as vLLM's own parsers do (clients validate them).
@@ -111,6 +112,8 @@ def make_parser(
         options["special_tokens"] = special_tokens
     if start_in_reasoning is not None:
         options["start_in_reasoning"] = start_in_reasoning
+    elif prompt is not None:  # the rendered prompt's end says where the output starts (Kimi K3's channels)
+        options["prompt"] = prompt
     if format_names is None:
         # The request's chat_template_kwargs (enable_thinking...) decide primed reasoning with the preset.
         # An unknown model is parsed with the format derived from its own chat template (zero-config).

@@ -41,6 +41,8 @@ from .vllm_base import (
 
 __all__ = ["StreamparseReasoningParser"]
 
+PROMPT_TOKENS = 64  # the prompt's last tokens that can hold a reasoning opener (decoded once per request)
+
 
 class StreamparseReasoningParser(ReasoningParser):
     """vLLM ``ReasoningParser`` backed by streamparse (see the module docstring for its two roles)."""
@@ -56,6 +58,9 @@ class StreamparseReasoningParser(ReasoningParser):
         self.template: dict[str, Any] | None = kwargs.get("chat_template_kwargs")
         self._prompt: bool | None = None
         """What the prompt's last reasoning marker said (``<think>``: primed), ``None`` if none was seen."""
+        self.prompt_tail: str | None = None
+        """The prompt's last tokens as text, when no ``<think>`` token ends it: the parser's prompt rule reads
+        other families' openers there (Kimi K3's ``<|open|>think<|sep|>`` against ``<|open|>response<|sep|>``)."""
         vocab = tokenizer.get_vocab() if tokenizer is not None and hasattr(tokenizer, "get_vocab") else {}
         self._open_id = vocab.get(THINK_OPEN)
         self._close_id = vocab.get(THINK_CLOSE)
@@ -77,8 +82,8 @@ class StreamparseReasoningParser(ReasoningParser):
             return switch and (self.family is None or self.family.primed or self.family.switch == "thinking")
         if self._prompt is not None:
             return self._prompt
-        if self.family is None or self.tool_parser is not None:
-            return None  # the served model's preset decides (make_parser)
+        if self.family is None or self.tool_parser is not None or self.prompt_tail is not None:
+            return None  # the prompt's end, else the served model's preset, decides (make_parser)
         preset = preset_for(model or "")
         # Alone, the engine parser's contract: a served model the presets know is that model's convention,
         # otherwise the family's.
@@ -109,7 +114,9 @@ class StreamparseReasoningParser(ReasoningParser):
         model = getattr(request, "model", None) or self.model
         primed = self._primed(template, model)
         tools = tool_specs(getattr(request, "tools", None))
-        return make_parser(self.format_names, model, tools, primed, template, tokenizer=self.model_tokenizer)
+        return make_parser(
+            self.format_names, model, tools, primed, template, tokenizer=self.model_tokenizer, prompt=self.prompt_tail
+        )
 
     def _stream(self, tokens: bool = True) -> RequestSession:
         session: RequestSession = self.tool_parser.session(model=self.model, tokens=tokens)
@@ -168,9 +175,16 @@ class StreamparseReasoningParser(ReasoningParser):
         # unless the request switched thinking explicitly.
         if self._switch(self.template) is not None:
             return
+        self.prompt_tail = None
         last = self._last_marker(prompt_token_ids[-4:])
         if last is not None:
             self._prompt = last == self._open_id
+        elif self.family is None and prompt_token_ids and hasattr(self.model_tokenizer, "decode"):
+            # Only for the preset parser: a family's parser keeps its engine parser's convention.
+            try:
+                self.prompt_tail = self.model_tokenizer.decode(list(prompt_token_ids[-PROMPT_TOKENS:])) or None
+            except Exception:  # a tokenizer that cannot decode these ids: the other rules decide
+                self.prompt_tail = None
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
         # Paired: the engine keeps the whole output. Alone: the rest goes to the engine's tool parser.

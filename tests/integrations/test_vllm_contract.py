@@ -62,6 +62,32 @@ def test_the_prompt_s_last_think_token_decides_where_the_output_starts() -> None
     assert _reason_stream(closed, "The answer.") == ("", "The answer.")
 
 
+@pytest.mark.parametrize(
+    ("prompt_end", "expected"),
+    [
+        ("<|open|>think<|sep|>", ("Weigh it.", "It is 4.")),  # thinking on: the prompt opened the think channel
+        ("<|open|>response<|sep|>", (None, "It is 4.")),  # thinking off: the output is the response
+    ],
+)
+def test_a_kimi_k3_prompt_s_last_channel_decides_where_the_output_starts(
+    prompt_end: str, expected: tuple[str | None, str]
+) -> None:
+    """No ``<think>`` token in K3's prompt: its decoded end is read by the parser's prompt rule (``prompt=``)."""
+    from types import SimpleNamespace
+
+    tok = marker_tokenizer()
+    served = SimpleNamespace(served_model_name="moonshotai/Kimi-K3", model="moonshotai/Kimi-K3")
+    parser = adapter.REASONING_PARSERS["streamparse"](tok, model_config=served)
+    parser.adjust_initial_state_from_prompt(tok.encode("<|open|>user<|sep|>2+2?<|close|>user<|sep|>" + prompt_end))
+    output = "It is 4.<|close|>response<|sep|>"
+    if expected[0] is not None:
+        output = expected[0] + "<|close|>think<|sep|><|open|>response<|sep|>" + output
+    reasoning, content = parser.extract_reasoning(output, chat_request(model="moonshotai/Kimi-K3"))
+    # Alone, the rest of the output is left verbatim for the engine's tool parser (channel markup included).
+    assert reasoning == expected[0]
+    assert content is not None and expected[1] in content and "Weigh" not in content
+
+
 def test_alone_the_call_markup_is_left_verbatim_in_the_content_for_the_engine_s_tool_parser() -> None:
     text = "I need the weather.\n\n" + CALL.replace("<tool_call>", "<tool_call>\n") + " after"
     reasoning, content = _reason("streamparse_qwen3", text)
