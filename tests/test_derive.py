@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from invariants import calls, check_stream
 
-from streamparse import StreamParser, formats
+from streamparse import ParseResult, StreamParser, formats
 from streamparse.derive import DeriveError, derive
 from streamparse.formats import HeaderName, JsonName, TaggedArgs
 
@@ -149,10 +149,19 @@ def test_a_template_that_entity_escapes_values_is_refused_not_misread() -> None:
     escaping = _template("escaped_attributes").replace("{{ v if v is string else v | tojson }}", "{{ attr(v) }}")
     with pytest.raises(DeriveError, match="values: the template XML-escapes argument values"):
         derive(escaping)
+
+
+def test_a_template_that_wraps_values_in_cdata_derives_cdata_values() -> None:
+    """MiniCPM5's way: a value holding markup is written in ``<![CDATA[...]]>``; the inner text is the value."""
     cdata = "{{ '<![CDATA[' + v + ']]>' if v is string and '<' in v else v }}"
     wrapping = _template("escaped_attributes").replace("{{ v if v is string else v | tojson }}", cdata)
-    with pytest.raises(DeriveError, match="values: the template wraps values holding markup in CDATA"):
-        derive(wrapping)
+    decl = derive(wrapping).declaration
+    assert isinstance(decl.call.arguments, TaggedArgs) and decl.call.arguments.values.cdata
+    out = '<op fn="run"><in k="code"><![CDATA[if a < b: print("</in>")]]></in></op>'
+    for chunks in ([out], list(out)):
+        parser = StreamParser.from_chat_template(wrapping)
+        events = [e for chunk in chunks for e in parser.feed(chunk)] + parser.close()
+        assert calls(ParseResult.from_events(events)) == [("run", {"code": 'if a < b: print("</in>")'})]
 
 
 FLAT_CALLS = (

@@ -4,7 +4,8 @@ The :data:`~.probes.ESCAPED` probe calls a tool whose name, argument key and val
 A sentinel found as written means no escaping; found as XML entities (``&amp;``, ``&quot;``: Kimi K3
 escapes ``&`` and ``"`` only) means ``escapes="xml"`` for an attribute. A value the template entity-escapes
 between tags is outside the vocabulary (values are never entity-decoded): that raises rather than
-leaving ``&amp;`` in every argument that holds an ``&``; so does a value wrapped in ``<![CDATA[...]]>``.
+leaving ``&amp;`` in every argument that holds an ``&``. A value wrapped in ``<![CDATA[...]]>`` is
+``Values(cdata=True)``: the section's inner text is the value.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def derive_escapes(call: Call, render: str | None, notes: list[str]) -> Call:
         elif how is None:
             notes.append("escapes: the name attribute is escaped in a way not derived; read as written")
     if isinstance(args, TaggedArgs):
-        if "<![CDATA[ZQV_E" in render:  # MiniCPM5: read as written, every such value would keep the wrapper
-            raise DeriveError("values: the template wraps values holding markup in CDATA (not in the vocabulary)")
+        if "<![CDATA[ZQV_E" in render:  # MiniCPM5 wraps values holding markup: their inner text is the value
+            args = dataclasses.replace(args, values=dataclasses.replace(args.values, cdata=True))
         if _written(render, "ZQV_E") == "xml":
             raise DeriveError("values: the template XML-escapes argument values (values are never entity-decoded)")
         how = _written(render, "zqk_e")
