@@ -8,7 +8,9 @@ schema validation, fail closed, snapshots.
 
 from __future__ import annotations
 
-from .base import FormatSpec
+from dataclasses import replace
+
+from .base import FormatSpec, Wiring
 from .compiler import compile_declaration
 from .declaration import (
     Call,
@@ -23,6 +25,7 @@ from .declaration import (
     Values,
     Wrapper,
 )
+from .tagged import glm_style_open, glm_syntax
 
 _O, _C, _S = "<|open|>", "<|close|>", "<|sep|>"
 
@@ -181,7 +184,9 @@ SOLAR_OPEN2 = Declaration(
     auto=True,
 )
 
-# LongCat-Flash: hermes-style JSON objects in their own tags.
+# LongCat-Flash: hermes-style JSON objects in their own tags. Its models also write the body GLM-4.5's way
+# (`NAME<longcat_arg_key>K</longcat_arg_key><longcat_arg_value>V</longcat_arg_value>`, public bug reports): a
+# second handler of the same opener (tagged.glm_style_open) reads that form, declining a JSON body.
 LONGCAT = Declaration(
     "longcat",
     Call("<longcat_tool_call>", "</longcat_tool_call>", JsonName()),
@@ -245,4 +250,25 @@ DECLARATIONS: tuple[Declaration, ...] = (
     STEP3,
 )
 
-SPECS: list[FormatSpec] = [compile_declaration(d) for d in DECLARATIONS]
+LONGCAT_KEY_VALUE = glm_syntax("longcat_arg_key", "longcat_arg_value", "</longcat_tool_call>")
+
+
+def _with_key_value_body(spec: FormatSpec) -> FormatSpec:
+    """LongCat's spec, also reading the key/value body after ``<longcat_tool_call>``."""
+    base, opener = spec.wire, glm_style_open("longcat", LONGCAT_KEY_VALUE)
+
+    def wire(w: Wiring) -> None:
+        base(w)
+        w.on("<longcat_tool_call>", opener)
+
+    return replace(
+        spec,
+        wire=wire,
+        delimiters=spec.delimiters + " · <longcat_tool_call>NAME <longcat_arg_key>K"
+        "</longcat_arg_key> <longcat_arg_value>V</longcat_arg_value> </longcat_tool_call>",
+    )
+
+
+SPECS: list[FormatSpec] = [
+    _with_key_value_body(compile_declaration(d)) if d is LONGCAT else compile_declaration(d) for d in DECLARATIONS
+]

@@ -216,41 +216,56 @@ def wire_minimax_m3(w: Wiring) -> None:
     w.on(f"{M3_NS}</tool_call>", drop)
 
 
-# glm45 ------------------------------------------------------------------------------------------------
+# glm45 (and LongCat's key/value form) -----------------------------------------------------------------
 
-GLM_SYNTAX = TagSyntax(
-    param_open="<arg_key>",
-    header_end="<arg_value>",
-    param_header=re.compile(r"(?P<key>[^<]{1,200})</arg_key>(?:\s|\\[nrt])*<arg_value>"),  # escaped: GLM-4.6
-    param_close="</arg_value>",
-    call_close="</tool_call>",
-    verbatim=True,
-)
+
+def glm_syntax(key: str, value: str, call_close: str) -> TagSyntax:
+    """``NAME<KEY>K</KEY> <VALUE>V</VALUE> ... CLOSE``: GLM-4.5's body, spelt with the family's own tags."""
+    return TagSyntax(
+        param_open=f"<{key}>",
+        header_end=f"<{value}>",
+        param_header=re.compile(rf"(?P<key>[^<]{{1,200}})</{key}>(?:\s|\\[nrt])*<{value}>"),  # escaped: GLM-4.6
+        param_close=f"</{value}>",
+        call_close=call_close,
+        verbatim=True,
+    )
+
+
+GLM_SYNTAX = glm_syntax("arg_key", "arg_value", "</tool_call>")
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-:/]{1,200}")
 
 
-def glm45_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
-    """``<tool_call>NAME`` (no space), then a newline, ``<arg_key>`` or ``</tool_call>``."""
-    buf = eng.buf
-    m = _NAME_CHARS.match(buf, e)
-    if m is None:
-        return False if e < len(buf) or final else None
-    i = m.end()
-    if i >= len(buf):
-        return False if final or i - e >= LOOKAHEAD else None
-    # GLM-4.6 sometimes writes the whole call JSON-escaped once: a literal backslash-n after the name.
-    escaped = starts_or_prefix(buf, i, "\\n")
-    if escaped is None and not final:
-        return None
-    if buf[i] != "\n" and not escaped:
-        results = [starts_or_prefix(buf, i, w) for w in ("<arg_key>", "</tool_call>")]
-        if not any(results):
-            return None if (None in results and not final) else False
-    eng.begin_call("glm45", s)
-    eng.set_name(m.group())
-    eng.pos = skip_ws(buf, i)
-    eng.push(TagCallState(GLM_SYNTAX, escaped=bool(escaped)))
-    return True
+def glm_style_open(fmt: str, syn: TagSyntax) -> Handler:
+    """The opener's handler: ``OPENER NAME`` (no space), then a newline, the first key tag or the call's closer;
+    anything else (a JSON body, prose) is declined for the other handlers of the same opener."""
+    ends = (syn.param_open, syn.call_close)
+
+    def opened(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        buf = eng.buf
+        m = _NAME_CHARS.match(buf, e)
+        if m is None:
+            return False if e < len(buf) or final else None
+        i = m.end()
+        if i >= len(buf):
+            return False if final or i - e >= LOOKAHEAD else None
+        # GLM-4.6 sometimes writes the whole call JSON-escaped once: a literal backslash-n after the name.
+        escaped = starts_or_prefix(buf, i, "\\n")
+        if escaped is None and not final:
+            return None
+        if buf[i] != "\n" and not escaped:
+            results = [starts_or_prefix(buf, i, w) for w in ends]
+            if not any(results):
+                return None if (None in results and not final) else False
+        eng.begin_call(fmt, s)
+        eng.set_name(m.group())
+        eng.pos = skip_ws(buf, i)
+        eng.push(TagCallState(syn, escaped=bool(escaped)))
+        return True
+
+    return opened
+
+
+glm45_open = glm_style_open("glm45", GLM_SYNTAX)
 
 
 def wire_glm45(w: Wiring) -> None:
