@@ -83,8 +83,10 @@ def _closers(call: Call) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
-    """The shared tag-body syntax of declared tagged arguments."""
+def tag_syntax(args: TaggedArgs, call_close: str, next_open: tuple[str, ...] = ()) -> TagSyntax:
+    """The shared tag-body syntax of declared tagged arguments. ``next_open``: the call's own openers, which
+    end a call whose closer is missing where the call can end (after a complete parameter), and are left
+    for the next call; inside a value they are value text."""
     if args.key_attribute is not None:
         header = attribute_pattern(
             args.key_attribute, "key", args.key_end, type_attr=args.type_attribute, string_attr=args.string_attribute
@@ -106,6 +108,7 @@ def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
         json_values=args.values.strings == "json",
         python_values=args.values.others == "python",
         cdata=args.values.cdata,
+        outer_close=next_open,
     )
 
 
@@ -119,7 +122,10 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     after_id = call.id.end if call.id is not None and call.id.position == "after_name" else None
     header = header_pattern(name, id_end)
     args = call.arguments
-    syntax = tag_syntax(args, call.close or "") if isinstance(args, TaggedArgs) else None
+    # The next call's opener where this call can end (after its complete JSON or a complete parameter) ends
+    # a call whose closer the model left out: the complete call is kept and the next one read.
+    next_open = (call.open, *call.also_open) if call.close is not None else ()
+    syntax = tag_syntax(args, call.close or "", next_open) if isinstance(args, TaggedArgs) else None
     json_block = args.json_block if isinstance(args, TaggedArgs) else None
     block_open = (json_block.open,) if json_block is not None else ()
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
@@ -194,7 +200,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         eng.pos = j
         if args.close and call.close is not None:
             eng.push(_Tail(call.close))  # the call's own closer after the arguments' one: markup
-        eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced))
+        stops = next_open if not args.close else ()
+        eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced, stops=stops))
         return True
 
     return handler
