@@ -706,8 +706,7 @@ def main(argv: list[str] | None = None) -> int:
                     "generated": text,
                     "expected": {
                         "calls": [
-                            {"name": n, "arguments": without_none(a) if nested else a}
-                            for n, a in scenario.calls
+                            {"name": n, "arguments": without_none(a) if nested else a} for n, a in scenario.calls
                         ],
                         "text": "" if model.content_with_calls == "reasoning" else scenario.content,
                         "reasoning": scenario.reasoning

@@ -63,7 +63,8 @@ CASES = {
     ),
     "solar_open2_first_complete_second_cut": (
         "solar_open2",
-        s2("get_weather", "city", "Paris") + "<|tool_call:start|>get_time\n<|tool_arg:start|>timezone<|tool_arg:value|>U",
+        s2("get_weather", "city", "Paris")
+        + "<|tool_call:start|>get_time\n<|tool_arg:start|>timezone<|tool_arg:value|>U",
         [("get_weather", {"city": "Paris"})],
         ["truncated"],
     ),
@@ -86,7 +87,9 @@ def test_the_next_opener_ends_a_call_only_where_it_can_end(key: str) -> None:
 
 
 def test_the_kept_call_ends_before_the_next_opener() -> None:
-    text = s1("a", "get_weather", '{"city": "Paris"}') + s1("b", "get_time", '{"timezone": "UTC"}') + "<|tool_call:end|>"
+    text = (
+        s1("a", "get_weather", '{"city": "Paris"}') + s1("b", "get_time", '{"timezone": "UTC"}') + "<|tool_call:end|>"
+    )
     result = check_stream(text, formats=["solar_open"])
     first, second = result.tool_calls
     assert first.raw == s1("a", "get_weather", '{"city": "Paris"}')

@@ -94,10 +94,10 @@ class _JsonBody(State):
             if ok:
                 self._finish(eng, j + len(closer))
                 return True
-        for stop in self.stops:
+        for marker in self.stops:
             # The next call's opener right after the complete JSON: this call's closer was left out; it
             # ends here and the opener is left for the scan.
-            ok = starts_or_prefix(buf, j, stop)
+            ok = starts_or_prefix(buf, j, marker)
             if ok is None and not final:
                 return False
             if ok:

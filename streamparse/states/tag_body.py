@@ -193,6 +193,9 @@ class TagCallState(State):
         if m is None:
             eng.pos = s
             return False
+        if not m and final and buf.find(syn.header_end, e) < 0:
+            eng.pos = len(buf)  # the output ended inside a parameter's header: the call was cut (truncated)
+            return False
         if not m:
             call = eng.call
             if call is not None and call.reject is None:

@@ -1,0 +1,94 @@
+"""Families of the engines' newest parser registries, written as declarations (formats/declaration.py).
+
+Each follows the family's reference parsers in vLLM and SGLang (no chat template of these models with tools
+could be read; docs/FORMATS.md says so per family) and compiles like every declared format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .base import FormatSpec, Wiring
+from .compiler import compile_declaration, json_handler
+from .declaration import Call, Declaration, HeaderName, JsonName, Section, TaggedArgs, Values
+
+# K2 Horizon ("IFM"): <ifm|tool_calls> around <ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V
+# </ifm|arg_value></ifm|tool_call> (the default xml dialect); values sit inline, so their whitespace is data,
+# typed by the schema. The json dialect writes {"name": ..., "arguments": ...} (or a list of them) in the same
+# element: a second handler of the opener reads it. Reasoning (<ifm|think>, _fast, _faster) is built in.
+K2_HORIZON = Declaration(
+    "k2_horizon",
+    Call(
+        "<ifm|tool_call>",
+        "</ifm|tool_call>",
+        HeaderName(""),
+        TaggedArgs(
+            "<ifm|arg_key>",
+            "</ifm|arg_key>",
+            "</ifm|arg_value>",
+            value_open="<ifm|arg_value>",
+            values=Values(whitespace="verbatim"),
+        ),
+    ),
+    section=Section("<ifm|tool_calls>", "</ifm|tool_calls>"),
+    control_tokens=("</ifm|tool_calls>",),  # after the json dialect's calls, read outside the section's table
+    models="K2 Horizon (MBZUAI IFM)",
+    auto=True,
+)
+
+# dots: <dots_function_call> around XML invokes, <invoke name="NAME"><parameter name="K">V</parameter></invoke>;
+# values are stripped and typed by the schema (SGLang's and vLLM's dots parsers), which also read a JSON call
+# object in the block (a second handler of its opener). Its <invoke> is MiniMax's opener too: active where
+# named (presets), not in auto.
+DOTS = Declaration(
+    "dots",
+    Call(
+        "<invoke",
+        "</invoke>",
+        HeaderName(">", attribute="name"),
+        TaggedArgs("<parameter", ">", "</parameter>", key_attribute="name", values=Values(whitespace="strip")),
+    ),
+    section=Section("<dots_function_call>", "</dots_function_call>"),
+    control_tokens=("</dots_function_call>",),  # after a JSON block's call, and a stray one (vLLM drops it)
+    models="dots (rednote hi lab)",
+    notes="MiniMax's <invoke> inside its own block: active where named (presets), not in auto",
+)
+
+# Granite 20B function calling: each call is `<function_call> ` and a JSON call object, no closer (vLLM's
+# granite-20b-fc parser and its tests). <function_call> also wraps other models' JSON: active where named.
+GRANITE_20B_FC = Declaration(
+    "granite_20b_fc",
+    Call("<function_call>", None, JsonName()),
+    models="Granite 20B function calling (IBM)",
+    notes="a <function_call> prefix without closer: active where named (presets), not in auto",
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC)
+
+
+def _with_json_dialect(spec: FormatSpec, opener: str, closer: str, shape: str) -> FormatSpec:
+    """``spec``, also reading a JSON call object or list of them after ``opener`` (up to ``closer``)."""
+    base, json_call = spec.wire, json_handler(spec.name, JsonName(), (closer,), several=True)
+
+    def wire(w: Wiring) -> None:
+        base(w)
+        w.on(opener, json_call)
+
+    return replace(spec, wire=wire, delimiters=spec.delimiters + " · " + shape)
+
+
+SPECS: list[FormatSpec] = [
+    _with_json_dialect(
+        compile_declaration(K2_HORIZON),
+        "<ifm|tool_call>",
+        "</ifm|tool_call>",
+        '<ifm|tool_call>{"name": NAME, "arguments": ARGS}</ifm|tool_call>',
+    ),
+    _with_json_dialect(
+        compile_declaration(DOTS),
+        "<dots_function_call>",
+        "</dots_function_call>",
+        '<dots_function_call>{"name": NAME, "arguments": ARGS}</dots_function_call>',
+    ),
+    compile_declaration(GRANITE_20B_FC),
+]
