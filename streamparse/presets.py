@@ -240,7 +240,9 @@ RULES: tuple[Rule, ...] = (
          note="Olmo-3-Think's template ends with <think>"),
     Rule(r"olmo-?3", "olmo-3", ("pythonic",)),
     Rule(r"lfm-?2", "lfm2", ("pythonic",)),
-    Rule(r"ernie-?4\.5", "ernie-4.5", _HERMES),
+    Rule(r"ernie-?4\.5", "ernie-4.5-thinking", ("hermes", "ernie45"), True, requires=_THINKING,
+         note="the output starts inside reasoning; the answer follows </think> in <response>...</response>"),
+    Rule(r"ernie-?4\.5", "ernie-4.5", ("hermes", "ernie45"), note="hermes calls"),
     # -- StepFun, Tencent, ServiceNow, Xiaomi, poolside, SpeakLeash, Reka ----------------------------------
     Rule(r"step-?3\.5", "step-3.5", _QWEN3_CODER, True, note="Qwen3-Coder XML calls; the template ends with <think>"),
     Rule(r"hunyuan-?a13b", "hunyuan-a13b", ("hunyuan",),
@@ -347,7 +349,7 @@ THINKING_PRIMES = frozenset(
         "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
         "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
-        "minimax-m3", "cohere-north", "minicpm5", "kimi-k3",
+        "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
     }
 )  # fmt: skip
 _THINKING_KEYS = ("enable_thinking", "thinking", "reasoning")  # `reasoning`: Cohere's templates

@@ -1,5 +1,5 @@
-"""The families of the engines' newest parser registries (formats/declared_recent.py): K2 Horizon, dots and
-Granite 20B function calling, through their presets, under every chunking; values holding the markers that
+"""The families of the engines' newest parser registries (formats/declared_recent.py): K2 Horizon, dots,
+Granite 20B function calling and ERNIE 4.5's response tags, through their presets, under every chunking; values holding the markers that
 cannot end them where they stand; cut calls; and a K2 Horizon value property-tested. The engines' own cases
 are in tests/data/real/{vllm,sglang}.json (test_real_world.py)."""
 
@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from invariants import calls, check_stream, reasons
 
 from streamparse import StreamParser, formats
+from streamparse.events import ParseResult
 from streamparse.formats.declared_recent import DECLARATIONS
-from streamparse.presets import preset_for
+from streamparse.presets import preset_for, start_in_reasoning_for
 
 K2 = "<ifm|tool_call>{name}{args}</ifm|tool_call>"
 K2_ARG = "<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{v}</ifm|arg_value>"
@@ -34,7 +35,12 @@ def test_every_recent_family_is_a_catalog_format_with_its_declaration_and_a_pres
         assert decl.name in named
 
 
-_PRESET_IDS = ("MBZUAI-IFM/K2-Horizon", "rednote-hilab/dots.llm1.inst", "ibm-granite/granite-20b-functioncalling")
+_PRESET_IDS = (
+    "MBZUAI-IFM/K2-Horizon",
+    "rednote-hilab/dots.llm1.inst",
+    "ibm-granite/granite-20b-functioncalling",
+    "baidu/ERNIE-4.5-21B-A3B-Thinking",
+)
 
 
 CASES = {
@@ -129,6 +135,24 @@ CASES = {
         "",
         ["truncated"],
     ),
+    # ERNIE 4.5 Thinking (vLLM's ernie45 reasoning parser): the output starts inside reasoning, the answer
+    # follows </think> in <response> tags, which are markup.
+    "ernie_answer_in_response_tags": (
+        "baidu/ERNIE-4.5-21B-A3B-Thinking",
+        "Let me think.\n</think>\n\n<response>\nHello there.\n</response>\n",
+        [],
+        "Hello there.",
+        "Let me think.",
+        [],
+    ),
+    "ernie_call_after_reasoning": (
+        "baidu/ERNIE-4.5-21B-A3B-Thinking",
+        'Call it.\n</think>\n\n<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n</tool_call>\n',
+        [("get_time", {"timezone": "UTC"})],
+        "",
+        "Call it.",
+        [],
+    ),
 }
 
 
@@ -136,7 +160,7 @@ CASES = {
 def test_a_recent_family_parses_through_its_preset_under_every_chunking(key: str) -> None:
     model, text, want, visible, thought, rejected = CASES[key]
     preset = preset_for(model)
-    result = check_stream(text, formats=list(preset.formats))
+    result = check_stream(text, formats=list(preset.formats), start_in_reasoning=preset.start_in_reasoning)
     assert calls(result) == want
     assert (result.text, result.reasoning) == (visible, thought)
     assert reasons(result) == rejected
@@ -169,3 +193,23 @@ def test_a_k2_horizon_value_comes_back_verbatim(value: str) -> None:
         return
     result = check_stream(k2("note", text=value), seeds=3, formats=["k2_horizon"])
     assert calls(result) == [("note", {"text": value})]
+
+
+@pytest.mark.parametrize(
+    ("text", "kwargs"),
+    [
+        ("<longcat_think>Look it up.</longcat_think>Answer.", {}),
+        ("Look it up.</longcat_think>Answer.", {}),  # primed, not told: the orphan closer moves the text
+        ("Look it up.</longcat_think>Answer.", {"chat_template_kwargs": {"enable_thinking": True}}),
+    ],
+)
+def test_longcat_reasons_in_its_own_think_tags(text: str, kwargs: dict[str, object]) -> None:
+    parser = StreamParser.for_model("meituan-longcat/LongCat-Flash-Thinking", **kwargs)
+    result = ParseResult.from_events(parser.feed(text) + parser.close())
+    assert (result.reasoning, result.text) == ("Look it up.", "Answer.")
+
+
+def test_longcat_thinking_on_starts_inside_reasoning() -> None:
+    kwargs = {"enable_thinking": True}
+    assert start_in_reasoning_for("meituan-longcat/LongCat-Flash-Thinking", kwargs)
+    assert not start_in_reasoning_for("meituan-longcat/LongCat-Flash-Thinking", {"enable_thinking": False})

@@ -64,6 +64,7 @@ CANONICAL_FORMATS = frozenset(
         "k2_horizon",
         "dots",
         "granite_20b_fc",
+        "ernie45",
         "muse",
         "apriel",
         "granite_thinking",
@@ -218,7 +219,8 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5", "llama-nemotron", ("nemotron", "llama3_json"), False),
     ("fireworks-ai/llama-3-firefunction-v2", "firefunction-v2", ("phi4_mini",), False),
     ("HuggingFaceTB/SmolLM3-3B", "smollm3", HERMES, False),
-    ("baidu/ERNIE-4.5-21B-A3B-PT", "ernie-4.5", HERMES, False),
+    ("baidu/ERNIE-4.5-21B-A3B-PT", "ernie-4.5", ("hermes", "ernie45"), False),
+    ("baidu/ERNIE-4.5-21B-A3B-Thinking", "ernie-4.5-thinking", ("hermes", "ernie45"), True),
     # Whole-path fallback: the organisation names the family
     ("mistralai/Pixtral-12B-2409", "mistral", ("mistral",), False),
     # Families formats="auto" parsed before they had a preset (issue 17)

@@ -190,6 +190,8 @@ SOLAR_OPEN2 = Declaration(
 LONGCAT = Declaration(
     "longcat",
     Call("<longcat_tool_call>", "</longcat_tool_call>", JsonName()),
+    # vLLM's longcat reasoning parser: the thinking-mode prompt ends with <longcat_think>.
+    reasoning=(Reasoning("<longcat_think>", "</longcat_think>", primed=True),),
     models="LongCat-Flash (Meituan)",
     auto=True,
 )

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from .base import FormatSpec, Wiring
 from .compiler import compile_declaration, json_handler
-from .declaration import Call, Declaration, HeaderName, JsonName, Section, TaggedArgs, Values
+from .declaration import Call, Declaration, HeaderName, JsonName, Section, TaggedArgs, Values, Wrapper
 
 # K2 Horizon ("IFM"): <ifm|tool_calls> around <ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V
 # </ifm|arg_value></ifm|tool_call> (the default xml dialect); values sit inline, so their whitespace is data,
@@ -63,7 +63,18 @@ GRANITE_20B_FC = Declaration(
     notes="a <function_call> prefix without closer: active where named (presets), not in auto",
 )
 
-DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC)
+# ERNIE 4.5 (thinking): `<think>...</think>` then the answer in `<response>...</response>` (vLLM's ernie45
+# reasoning parser), calls hermes-style in <tool_call>. The response tags are markup; `<tool_call>` is
+# hermes's opener: active where named (the ERNIE preset names hermes first, which reads the calls).
+ERNIE45 = Declaration(
+    "ernie45",
+    Call("<tool_call>", "</tool_call>", JsonName()),
+    content=Wrapper("<response>", "</response>"),
+    models="ERNIE 4.5 (Baidu)",
+    notes="hermes's calls; the <response> tags around the answer are removed: active where named (presets)",
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC, ERNIE45)
 
 
 def _with_json_dialect(spec: FormatSpec, opener: str, closer: str, shape: str) -> FormatSpec:
@@ -91,4 +102,5 @@ SPECS: list[FormatSpec] = [
         '<dots_function_call>{"name": NAME, "arguments": ARGS}</dots_function_call>',
     ),
     compile_declaration(GRANITE_20B_FC),
+    compile_declaration(ERNIE45),
 ]
