@@ -230,6 +230,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),
          note="IFM calls (xml or json dialect); reasons in <ifm|think>, _fast or _faster by reasoning effort"),
     Rule(r"(?<![a-z])dots[.-]", "dots", ("dots", "hermes"), note="XML invokes in <dots_function_call>"),
+    Rule(r"inkling", "inkling", ("inkling",),
+         note="typed message blocks: <|content_thinking|>, <|content_text|>, <|content_invoke_tool_json|>"),
     Rule(r"minimax-?m1", "minimax-m1", ("minimax_m1",)),
     Rule(r"minimax-?m3", "minimax-m3", ("minimax_m3",),
          note="]<]minimax[>[ namespaced XML calls; reasons in <mm:think>, primed when thinking_mode is enabled"),

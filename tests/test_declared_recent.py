@@ -1,5 +1,5 @@
 """The families of the engines' newest parser registries (formats/declared_recent.py): K2 Horizon, dots,
-Granite 20B function calling and ERNIE 4.5's response tags, through their presets, under every chunking; values holding the markers that
+Granite 20B function calling, ERNIE 4.5's response tags and Inkling, through their presets, under every chunking; values holding the markers that
 cannot end them where they stand; cut calls; and a K2 Horizon value property-tested. The engines' own cases
 are in tests/data/real/{vllm,sglang}.json (test_real_world.py)."""
 
@@ -40,6 +40,7 @@ _PRESET_IDS = (
     "rednote-hilab/dots.llm1.inst",
     "ibm-granite/granite-20b-functioncalling",
     "baidu/ERNIE-4.5-21B-A3B-Thinking",
+    "inkling-ai/Inkling-1",
 )
 
 
@@ -131,6 +132,33 @@ CASES = {
         '<function_call> {"name": "get_time", "arguments": {"timezone": "UTC"}}\n'
         '<function_call> {"name": "get_weather", "arguments": {"city": "Par',
         [("get_time", {"timezone": "UTC"})],
+        "",
+        "",
+        ["truncated"],
+    ),
+    # Inkling: one model message per call; the header repeating the name is markup, a cut payload truncated.
+    "inkling_reasoning_text_and_a_call": (
+        "inkling-ai/Inkling-1",
+        "<|message_model|><|content_thinking|>Plan.<|end_message|><|message_model|><|content_text|>Checking."
+        '<|end_message|><|message_model|>get_time<|content_invoke_tool_json|>{"name": "get_time", "args": '
+        '{"timezone": "UTC"}}<|end_message|><|content_model_end_sampling|>',
+        [("get_time", {"timezone": "UTC"})],
+        "Checking.",
+        "Plan.",
+        [],
+    ),
+    "inkling_output_starting_with_the_header": (
+        "inkling-ai/Inkling-1",
+        'get_time<|content_invoke_tool_json|>{"name": "get_time", "args": {}}<|end_message|>',
+        [("get_time", {})],
+        "",
+        "",
+        [],
+    ),
+    "inkling_cut_payload": (
+        "inkling-ai/Inkling-1",
+        '<|message_model|>get_time<|content_invoke_tool_json|>{"name": "get_time", "args": {"timezone": "U',
+        [],
         "",
         "",
         ["truncated"],

@@ -6,11 +6,15 @@ could be read; docs/FORMATS.md says so per family) and compiles like every decla
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+from ..core.engine import Engine, Handler
+from ..core.lookahead import LOOKAHEAD, starts_or_prefix
 from .base import FormatSpec, Wiring
 from .compiler import compile_declaration, json_handler
 from .declaration import Call, Declaration, HeaderName, JsonName, Section, TaggedArgs, Values, Wrapper
+from .openers import Decision
 
 # K2 Horizon ("IFM"): <ifm|tool_calls> around <ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V
 # </ifm|arg_value></ifm|tool_call> (the default xml dialect); values sit inline, so their whitespace is data,
@@ -74,7 +78,40 @@ ERNIE45 = Declaration(
     notes="hermes's calls; the <response> tags around the answer are removed: active where named (presets)",
 )
 
-DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC, ERNIE45)
+# Inkling: a model message per call, `<|message_model|>NAME<|content_invoke_tool_json|>{"name": NAME, "args":
+# ARGS}<|end_message|>` (SGLang's Inkling detector, vLLM's inkling parser). The header repeating the name is
+# markup: a handler of <|message_model|> (a control token otherwise) reads it; where inkling is named, so does
+# one at the output start, for a prompt that ends with <|message_model|>. The header's name is not checked
+# against the payload's (SGLang drops a mismatch). Reasoning and text blocks are built in (states/text.py).
+_INK_OPEN, _INK_CLOSE, _INK_MESSAGE = "<|content_invoke_tool_json|>", "<|end_message|>", "<|message_model|>"
+INKLING = Declaration(
+    "inkling",
+    Call(_INK_OPEN, _INK_CLOSE, _INK_CALL := JsonName(arguments_field="args", alt_arguments_fields=())),
+    models="Inkling",
+    example=f'{_INK_MESSAGE}get_time{_INK_OPEN}{{"name": "get_time", "args": {{"timezone": "UTC"}}}}{_INK_CLOSE}',
+    auto=True,
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC, ERNIE45, INKLING)
+
+_INK_NAME = re.compile(r"[A-Za-z0-9_.\-:/]{0,200}")
+
+
+def _inkling_header(json_call: Handler) -> Handler:
+    """``NAME<|content_invoke_tool_json|>`` at ``e``: the call (begun at ``s``) reads on from its opener."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        buf = eng.buf
+        m = _INK_NAME.match(buf, e)
+        assert m is not None  # the pattern matches the empty string
+        ok = starts_or_prefix(buf, m.end(), _INK_OPEN)
+        if ok is None:
+            return False if final or m.end() - e >= LOOKAHEAD else None
+        if not ok:
+            return False
+        return json_call(eng, s, m.end() + len(_INK_OPEN), final)
+
+    return handler
 
 
 def _with_json_dialect(spec: FormatSpec, opener: str, closer: str, shape: str) -> FormatSpec:
@@ -86,6 +123,19 @@ def _with_json_dialect(spec: FormatSpec, opener: str, closer: str, shape: str) -
         w.on(opener, json_call)
 
     return replace(spec, wire=wire, delimiters=spec.delimiters + " · " + shape)
+
+
+def _with_inkling_header(spec: FormatSpec) -> FormatSpec:
+    base = spec.wire
+    header = _inkling_header(json_handler(spec.name, _INK_CALL, (_INK_CLOSE,), several=False))
+
+    def wire(w: Wiring) -> None:
+        base(w)
+        w.on(_INK_MESSAGE, header)
+        if w.explicit:  # named only: under "auto" a first word would wait to see whether the opener follows
+            w.start.append(lambda eng, s, e, final: header(eng, s, s, final))
+
+    return replace(spec, wire=wire)
 
 
 SPECS: list[FormatSpec] = [
@@ -103,4 +153,5 @@ SPECS: list[FormatSpec] = [
     ),
     compile_declaration(GRANITE_20B_FC),
     compile_declaration(ERNIE45),
+    _with_inkling_header(compile_declaration(INKLING)),
 ]
