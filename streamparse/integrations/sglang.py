@@ -66,6 +66,11 @@ KEEPS_SPACE = frozenset({"llama3_json", "gemma4"})
 # SGLang's API has no rejection: its detectors hand a rejected call's markup back as text (never executed),
 # except Mistral's, which drops it.
 DROPS_REJECTED = frozenset({"mistral"})
+# Formats whose SGLang detectors drop a call whose arguments are not an object (GigaChat's templates write only
+# objects): stricter than the adapters' policy of handing them on, so the engine's way is kept.
+REJECTS_NON_OBJECT = frozenset({"gigachat3"})
+# Formats whose SGLang detectors reject a parameter name the tool does not declare (names are case-sensitive).
+CLOSED_PARAMETERS = frozenset({"minicpm5"})
 
 
 def _openers(fmt: str) -> tuple[str, ...]:
@@ -94,9 +99,11 @@ class StreamparseDetector(BaseFormatDetector):
         # Same engine policy as the vLLM adapter (docs/integrations.md).
         # The request's parameter schemas go with the names: they type the values of string-valued formats.
         options: dict[str, Any] = {
-            "tools": tool_specs(tools),
+            "tools": _closed(tool_specs(tools))
+            if CLOSED_PARAMETERS.intersection(self.format_names or ())
+            else tool_specs(tools),
             "calls_in_reasoning": "promote",
-            "non_object_args": "pass",
+            "non_object_args": "reject" if REJECTS_NON_OBJECT.intersection(self.format_names or ()) else "pass",
             "separators": "keep",  # the engine's contract: content as its own detectors hand it on
         }
         if names == "auto" and os.environ.get(TEMPLATE_ENV):  # the served template (see main): zero-config
@@ -222,6 +229,15 @@ class StreamparseDetector(BaseFormatDetector):
         if pair is None:
             raise NotImplementedError(f"no begin/end pair for {self.format_names}")
         return pair
+
+
+def _closed(specs: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """The tools with no parameter beyond their schema's properties (where the schema lists them)."""
+    for spec in specs or ():
+        params = spec["function"]["parameters"]
+        if isinstance(params.get("properties"), dict) and "additionalProperties" not in params:
+            spec["function"]["parameters"] = {**params, "additionalProperties": False}
+    return specs
 
 
 def _legacy_pair(decl: Declaration | None) -> Callable[[str], StructureInfo] | None:
