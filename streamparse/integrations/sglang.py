@@ -224,7 +224,8 @@ class StreamparseDetector(BaseFormatDetector):
 
     def structure_info(self) -> Any:
         """SGLang's legacy pair (``begin`` + the arguments + ``end``, ``trigger``) from the first format's
-        declaration: only used by SGLang where no structural tag is given, which a declared format always gives."""
+        declaration. SGLang builds a grammar from it only for a detector that supports structural tags and gives
+        none, which these never do: it describes the format (SGLang's own tests read it)."""
         pair = _legacy_pair(declaration_for(self.format_names[0])) if self.format_names else None
         if pair is None:
             raise NotImplementedError(f"no begin/end pair for {self.format_names}")
