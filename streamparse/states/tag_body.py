@@ -96,7 +96,7 @@ _WRAPPERS = ("arguments", "input")
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending", "keys")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
@@ -106,6 +106,7 @@ class TagCallState(State):
         self.nparams = 0
         self.escaped = escaped  # literal ``\n`` between the tags: the call was JSON-escaped once
         self.pending: ValueWriter | None = None  # a complete wrapper parameter, held until the call's end
+        self.keys: set[str] = set()  # the call's parameter names so far (bounded by the call's size)
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         value = self.value
@@ -210,6 +211,10 @@ class TagCallState(State):
             raw_json = m.group("string").lower() != "true"
         if "type" in m.re.groupindex and m.group("type") is not None:
             raw_json = m.group("type") != "string"  # a declared type attribute: string is raw text, else JSON
+        if key in self.keys and eng.call is not None and eng.call.reject is None:
+            # Which of the two values was meant is unknowable, and a JSON object cannot hold both.
+            eng.call.reject, eng.call.detail = Reason.MALFORMED, f"parameter {key!r} given twice"
+        self.keys.add(key)
         self.close = syn.param_close or f"</{key}>"
         self._release(eng)
         deferred = self.nparams == 0 and key in _WRAPPERS and _undeclared(eng, key)
