@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamparse.formats.pyliteral import MAX_DEPTH, PyCallTracker, parse_call, parse_call_lines, parse_call_list
+from streamparse.formats.pyrequote import read_call
 
 # --- literal kinds ---------------------------------------------------------------------------------------
 
@@ -542,7 +543,7 @@ def test_zero_padded_integers_are_read_as_decimal(text: str, expected: dict[str,
 def test_an_argument_string_with_unescaped_quotes_of_its_kind_ends_where_an_argument_can_end(
     text: str, expected: dict[str, Any]
 ) -> None:
-    assert parse_call(text)[1] == expected
+    assert read_call(text)[1] == expected
 
 
 @pytest.mark.parametrize(
@@ -556,7 +557,7 @@ def test_an_argument_string_with_unescaped_quotes_of_its_kind_ends_where_an_argu
 )
 def test_quotes_that_no_argument_boundary_follows_stay_malformed(text: str) -> None:
     with pytest.raises(ValueError):
-        parse_call(text)
+        read_call(text)
 
 
 @pytest.mark.parametrize(
@@ -566,4 +567,4 @@ def test_quotes_that_no_argument_boundary_follows_stay_malformed(text: str) -> N
 def test_valid_python_is_read_as_python(text: str) -> None:
     call = ast.parse(text, mode="eval").body
     assert isinstance(call, ast.Call)
-    assert parse_call(text)[1] == {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    assert read_call(text)[1] == {k.arg: ast.literal_eval(k.value) for k in call.keywords}
