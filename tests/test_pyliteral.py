@@ -553,6 +553,7 @@ def test_an_argument_string_with_unescaped_quotes_of_its_kind_ends_where_an_argu
         "f(a='x' y)",  # the quote before `)` is the first one: nothing to mend
         "f(a=['it's'])",  # inside a list: only an argument's own string is mended
         "f(a='''x''' y)",
+        "f(a=r'it's')",  # raw: an escaping backslash would stay in the value
     ],
 )
 def test_quotes_that_no_argument_boundary_follows_stay_malformed(text: str) -> None:

@@ -55,8 +55,8 @@ def requote(text: str) -> str | None:
                 out.append(m.group())
                 i, last = m.end(), "v"
                 continue
-            if not single or depth != 1 or last != "=":
-                return None  # an unterminated string outside an argument's value: nothing to mend
+            if not single or depth != 1 or last != "=" or c in "rR":
+                return None  # outside an argument's value, or raw (a backslash would stay): nothing to mend
             end = _argument_end(text, q)
             if end is None:
                 return None

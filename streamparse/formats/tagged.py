@@ -275,10 +275,18 @@ def wire_glm45(w: Wiring) -> None:
         w.add_reasoning("<think>", "</think>", start_only=False)
 
 
-# The layout MiniMax-M2's and Anthropic's templates write for an argument (structural tags, FormatSpec.layout).
-_INVOKE_ARGS = TaggedArgs(
-    open="<parameter", key_end=">", close="</parameter>", key_attribute="name", values=Values(whitespace="strip")
-)
+def invoke_args(prefix: str, string_attribute: str | None = None) -> TaggedArgs:
+    """The layout the invoke family's templates write for an argument, ``<PREFIXparameter name="K">V</...>``
+    (structural tags, ``FormatSpec.layout``)."""
+    return TaggedArgs(
+        open=f"<{prefix}parameter",
+        key_end=">",
+        close=f"</{prefix}parameter>",
+        key_attribute="name",
+        string_attribute=string_attribute,
+        values=Values(whitespace="strip"),
+    )
+
 
 SPECS = [
     FormatSpec(
@@ -323,7 +331,7 @@ SPECS = [
         wire_xml_invoke,
         layout=Declaration(
             "xml_invoke",
-            Call("<invoke", "</invoke>", HeaderName(">", attribute="name"), _INVOKE_ARGS),
+            Call("<invoke", "</invoke>", HeaderName(">", attribute="name"), invoke_args("")),
             Section("<function_calls>", "</function_calls>"),
         ),
     ),
@@ -337,7 +345,7 @@ SPECS = [
         primed=True,
         layout=Declaration(
             "minimax",
-            Call("<invoke", "</invoke>\n", HeaderName(">\n", attribute="name"), _INVOKE_ARGS),
+            Call("<invoke", "</invoke>\n", HeaderName(">\n", attribute="name"), invoke_args("")),
             Section("<minimax:tool_call>\n", "</minimax:tool_call>"),
         ),
     ),
@@ -358,14 +366,7 @@ SPECS = [
                 f"<{DSML}invoke",
                 f"</{DSML}invoke>\n",
                 HeaderName(">\n", attribute="name"),
-                TaggedArgs(
-                    open=f"<{DSML}parameter",
-                    key_end=">",
-                    close=f"</{DSML}parameter>",
-                    key_attribute="name",
-                    string_attribute="string",
-                    values=Values(whitespace="strip"),
-                ),
+                invoke_args(DSML, "string"),
             ),
             Section(f"<{DSML}function_calls>\n", f"</{DSML}function_calls>"),
         ),

@@ -14,7 +14,7 @@ from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from . import tagged
 from .base import FormatSpec, Wiring
 from .channel_tags import harmony_tag
-from .declaration import Call, Declaration, HeaderName, JsonArgs, Section, TaggedArgs, Values
+from .declaration import Call, Declaration, HeaderName, JsonArgs, Section
 from .openers import Decision, block, block_table
 
 # DeepSeek V3 / V3.1 ------------------------------------------------------------------------------------
@@ -469,13 +469,7 @@ SPECS = [
                 "<atem:invoke",
                 "</atem:invoke>\n",
                 HeaderName(">\n", attribute="name"),
-                TaggedArgs(
-                    open="<atem:parameter",
-                    key_end=">",
-                    close="</atem:parameter>",
-                    key_attribute="name",
-                    values=Values(whitespace="strip"),
-                ),
+                tagged.invoke_args("atem:"),
             ),
             Section("<atem:function_calls>\n", "</atem:function_calls>"),
         ),
