@@ -369,3 +369,10 @@ def test_the_any_format_auto_tag_lets_text_run_until_a_format_s_trigger() -> Non
     triggered = [f for f in AUTO_SET if f != "solar_open"]  # open-ended section: left out (docstring)
     for fmt in triggered:
         assert accepts(tag, "Sure. " + TEXTS[fmt]), fmt
+
+
+@pytest.mark.parametrize("fmt", AUTO_SET)
+def test_what_the_any_format_tag_accepts_the_multi_format_parser_reads_back(fmt: str) -> None:
+    parser = adapter.TOOL_PARSERS["streamparse"](marker_tokenizer())
+    result = parser.extract_tool_calls(TEXTS[fmt], chat_request(model="some-org/unknown-model", tools=[WEATHER, PING]))
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in result.tool_calls] == [CALL]
