@@ -383,16 +383,7 @@ class UnmarkedStart:
 
 
 # Llama 3 JSON objects after prose: call objects only (no list, envelope, fence or end marker).
-_PROSE = Family(
-    objects=True,
-    arrays=False,
-    envelope=False,
-    end_marker=False,
-    semicolons=True,
-    fences=False,
-    object_label="llama3_json",
-    array_label="llama3_json",
-)
+_PROSE = Family.of(frozenset({"llama3_json"}))
 
 
 def json_after_prose(eng: Engine, s: int, e: int, final: bool) -> bool:
@@ -400,7 +391,7 @@ def json_after_prose(eng: Engine, s: int, e: int, final: bool) -> bool:
     anywhere: ``Here are the results: {...}; {...}``). As for a pythonic list after prose, prose stays text:
     the object is held to its closing brace and is a call only if it names a declared tool, so a JSON value
     in prose (data, an example naming no tool of this request) is text, and no call event comes before."""
-    if eng.cfg.tools is None or eng.call is not None:
+    if eng.cfg.tools is None or eng.call is not None or _PROSE is None:
         return False
     eng.pos = s
     eng.push(UnmarkedState(eng, _PROSE, s, s, False, False, prose=True))
