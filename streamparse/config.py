@@ -119,6 +119,8 @@ class Tables:
             # A pythonic list after prose, for declared tools only: without tools `[` is never a marker
             # (the commonest character of markdown stays on the fast path).
             text.setdefault("[", []).append(pythonic_after_prose)
+        if tools and explicit and "llama3_json" in active:
+            text.setdefault("{", []).append(unmarked.json_after_prose)  # named only: `{` is common in prose
         for opener, closer in catalog.BLOCK_CLOSERS.items():
             fmt = catalog.owner(opener, active) if opener in text else None
             if fmt is not None:
