@@ -30,7 +30,7 @@ from streamparse.formats import Declaration
 from streamparse.formats.declaration import HeaderName, JsonArgs, JsonName
 
 from .session import Piece, RequestSession, split, tool_specs
-from .structural import Choice, Tool, declaration_for, structural_tag
+from .structural import Choice, Tool, declaration_for, format_tag, has_tag
 from .templates import TEMPLATE_ENV, template_from_argv, template_options
 
 __all__ = ["StreamparseDetector", "register", "DETECTORS", "detector_for", "main"]
@@ -182,16 +182,17 @@ class StreamparseDetector(BaseFormatDetector):
         names = set(self.format_names or ())
         return "call" if names & WHOLE_CALLS else "arguments" if names & WHOLE_ARGUMENTS else None
 
-    def _declaration(self) -> Declaration | None:
-        """The declaration a tag is built from: only a detector of one format has one (a tag built from one of
-        several spellings, HY3's suffixed and bare tokens, would forbid the others)."""
+    def _tag_format(self) -> str | None:
+        """The one format a tag is built for (its declaration, layout or tag writer). A detector of several
+        formats has none: a tag built from one of several spellings (HY3's suffixed and bare tokens) would forbid
+        the others."""
         names = self.format_names or ()
-        return declaration_for(names[0]) if len(names) == 1 else None
+        return names[0] if len(names) == 1 and has_tag(names[0]) else None
 
     def supports_structural_tag(self) -> bool:
-        """A single format with a declaration (or a family writer) has a tag; then SGLang also parses
-        ``required`` and named calls with this detector. The multi-format ``streamparse`` has none."""
-        return self._declaration() is not None
+        """A single format with a declaration, a layout or a tag writer (harmony) has a tag; then SGLang also
+        parses ``required`` and named calls with this detector. The multi-format ``streamparse`` has none."""
+        return self._tag_format() is not None
 
     def parses_required_natively(self) -> bool:
         """A detector of several declared formats has no tag, yet reads the model's own calls: SGLang then
@@ -209,8 +210,8 @@ class StreamparseDetector(BaseFormatDetector):
     ) -> Any:
         """The structural tag built from the format's declaration (:mod:`.structural`): what constrained
         decoding lets the model write is what this detector reads."""
-        decl = self._declaration()
-        if decl is None or not tools:
+        fmt = self._tag_format()
+        if fmt is None or not tools:
             return None
         forced = tool_choice.function.name if isinstance(tool_choice, ToolChoice) else None
         specs = [
@@ -219,7 +220,7 @@ class StreamparseDetector(BaseFormatDetector):
             if forced is None or t.function.name == forced
         ]
         choice: Choice = "forced" if forced else "required" if tool_choice == "required" else "auto"
-        tag = structural_tag(decl, specs, choice, parallel=parallel_tool_calls)
+        tag = format_tag(fmt, specs, choice, parallel=parallel_tool_calls)
         return None if tag is None else StructuralTag.model_validate(tag)
 
     def structure_info(self) -> Any:
