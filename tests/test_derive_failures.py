@@ -63,8 +63,8 @@ def test_the_deadline_stops_a_slow_template() -> None:
         Renderer(slow, limits=Limits(ops=10**12, seconds=0.05)).render()
 
 
-def test_unmarked_json_calls_are_outside_the_vocabulary_and_say_so() -> None:
-    with pytest.raises(DeriveError, match="unmarked JSON"):
+def test_unmarked_json_calls_running_into_the_text_are_outside_the_vocabulary_and_say_so() -> None:
+    with pytest.raises(DeriveError, match="same line as"):
         derive(UNMARKED_JSON)
 
 
@@ -127,7 +127,7 @@ def test_for_model_falls_back_to_auto_with_a_warning_when_the_template_cannot_be
         parser = StreamParser.for_model(str(tmp_path))
     assert parser.derivation is None
     assert "hermes" in parser.formats  # the auto catalog
-    assert "unmarked JSON" in caplog.text
+    assert "same line as" in caplog.text
 
 
 def test_the_core_imports_without_jinja2_and_deriving_names_the_extra() -> None:

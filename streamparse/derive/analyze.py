@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..formats import Declaration, Reasoning, Wrapper
 from ..formats.declaration_base import MAX_MARKER
-from .calls import DeriveError, analyse_calls
+from .calls import STANDALONE_INLINE, DeriveError, analyse_calls
 from .escapes import derive_escapes
 from .probes import CONTENT, PROBES, REASONING, Probes
 from .text import Markers, common_prefix, common_suffix, strip_ws
@@ -257,6 +257,10 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         regions[key] = strip_ws(region)
     _outside_the_vocabulary(probes, regions)
     shape = analyse_calls(regions, markers)
+    if shape.call.standalone and CONTENT in bodies.get("text_call", ""):
+        gap = re.match(r"[^{\[]*", bodies["text_call"].split(CONTENT, 1)[1])
+        if gap is not None and "\n" not in gap.group():  # text running into the call on one line
+            raise DeriveError(STANDALONE_INLINE.format(what="the text before them"))
     shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
     control = _control_tokens(strip_ws(end), markers)
     control += _between_reasoning_and_text(bodies.get("reasoning", ""), reasoning, content, markers)

@@ -26,6 +26,12 @@ _ATTRS = re.compile(r"\A\"?((?:\s+[A-Za-z_][\w\-]*=\"[^\"]*\")*)(?P<rest>.*)\Z",
 _ONE_ATTR = re.compile(r"([A-Za-z_][\w\-]*)=\"([^\"]*)\"")
 
 
+STANDALONE_INLINE = (
+    "calls: bare JSON calls (no marker) written on the same line as {what}: only a call at the start of the "
+    "output or of a line is told from JSON in prose, so this is not derived"
+)
+
+
 class DeriveError(ValueError):
     """The template's output could not be expressed as a declaration; the message names the part."""
 
@@ -315,17 +321,21 @@ def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
         if spec.list:
             before, after = strip_ws(r1[: found1[0].a]), strip_ws(r1[found1[0].b :])
             if not before:
-                raise DeriveError("calls: a JSON list of calls without a marker before it")
+                return _standalone(spec, after, notes)
             return CallShape(Call(before, after or None, spec), None, notes)
         if r2 is not None:
             found2 = _find_json_calls(r2, two)
             if found2 is None:
                 raise DeriveError("calls: the second call of a two-call turn is not a JSON object like the first")
             sec_open, call_open, sep, call_close, sec_close = _boundaries(r2, found2[1], markers)
+            between = r2[found2[1][0].b : found2[1][1].a]
         else:
             sec_open, call_open = "", r1[: found1[0].a]
-            sep, call_close, sec_close = "", r1[found1[0].b :], ""
-        return _assemble(sec_open, call_open, sep, call_close, sec_close, spec, JsonArgs(), None, notes, markers)
+            sep, call_close, sec_close, between = "", r1[found1[0].b :], "", "\n"
+        shape = _assemble(sec_open, call_open, sep, call_close, sec_close, spec, JsonArgs(), None, notes, markers)
+        if shape.call.standalone and "\n" not in between:
+            raise DeriveError(STANDALONE_INLINE.format(what="another call"))
+        return shape
     return _header_calls(regions, r1, r2, notes, markers)
 
 
@@ -435,10 +445,7 @@ def _assemble(
     if json_name is not None:
         open_ = strip_ws(c_open)
         if not open_ and section is None:
-            raise DeriveError(
-                "calls: a JSON call without any marker before it (unmarked JSON is not derived; "
-                "the built-in llama3_json family reads Llama 3.x's)"
-            )
+            return _standalone(json_name, c_close + separator, notes, trailing)
         if section is None:
             section, open_, c_close = _nest(open_, c_close, markers) or (None, open_, c_close)
         return CallShape(Call(open_, c_close or None, json_name), section, notes, trailing)
@@ -475,3 +482,12 @@ def _nest(open_: str, close: str, markers: Markers) -> tuple[Section, str, str] 
     if len(o) == 2 and len(c) == 2 and markers.is_marker(o[0]) and markers.is_marker(c[1]):
         return Section(o[0], c[1]), strip_ws(o[1]), strip_ws(c[0])
     return None
+
+
+def _standalone(spec: JsonName, after: str, notes: list[str], trailing: str = "") -> CallShape:
+    """Calls written as bare JSON (Llama 3.x, xLAM): nothing before or after them but the end of the turn."""
+    if after or spec.name_is_key:
+        what = f"followed by {after!r}" if after else "{NAME: ARGS} objects cannot be told from data"
+        raise DeriveError(f"calls: JSON calls without a marker before them, {what}: not derived")
+    notes.append("calls are bare JSON (no marker): read at the start of the output or of a line")
+    return CallShape(Call("", None, spec, standalone=True), None, notes, trailing)

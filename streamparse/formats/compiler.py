@@ -24,6 +24,7 @@ from ..states.text import drop
 from .base import FormatSpec, Wiring
 from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
 from .openers import Decision, _first, block_table, cut_off, json_call
+from .standalone import wire_standalone
 
 Match: TypeAlias = re.Match[str] | None | Literal[False]
 
@@ -364,6 +365,9 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
     def wire(w: Wiring) -> None:
         for marker, handler in handlers:
             w.on(marker, handler)
+        if decl.call.standalone:
+            assert isinstance(decl.call.name, JsonName)
+            wire_standalone(w, fmt, decl.call.name)
         for r in decl.reasoning:
             w.add_reasoning(r.open, r.close, primed=r.primed, start_only=r.start_only)
         if decl.content is not None:

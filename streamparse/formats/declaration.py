@@ -64,7 +64,10 @@ class Call(Part):
     section's JSON list or objects are the calls); ``close`` ends it, or None when the call ends with its
     JSON (early completion) or, in a section, at the next call or the section's end. ``also_open``:
     other spellings of the opener the model writes (GigaChat's ``function call<|role_sep|>`` and
-    ``<|function_call|>``), read the same way."""
+    ``<|function_call|>``), read the same way. ``standalone``: no marker at all, the call is bare JSON
+    standing on its own (Llama 3.x, xLAM): read only at the start of the output or of a line, held until
+    its keys show a call (other JSON, and JSON inside a sentence, stay text), as the built-in ``json``
+    family reads; ``open`` is then ``""`` and ``close`` None."""
 
     open: str
     close: str | None
@@ -72,6 +75,7 @@ class Call(Part):
     arguments: ArgsSpec = JsonArgs()
     id: IdSpec | None = None
     also_open: tuple[str, ...] = ()
+    standalone: bool = False
 
     kind: ClassVar[str] = ""
 
@@ -102,6 +106,12 @@ class Call(Part):
                 raise fail(path + "id.end", "must differ from name.end (it ends the id, not the name)")
         if not self.open and not isinstance(self.name, JsonName):
             raise fail(path + "open", "only JSON calls inside a section may have no opener")
+        check_bool(path + "standalone", self.standalone)
+        if self.standalone:
+            if self.open or self.also_open or self.close is not None:
+                raise fail(path + "standalone", "a standalone call has no opener, other spellings or closer")
+            if isinstance(self.name, JsonName) and self.name.name_is_key:
+                raise fail(path + "standalone", "a bare {NAME: ARGS} object is not told from data: it needs a marker")
         if isinstance(self.name, HeaderName) and not self.name.end:
             opened = isinstance(self.arguments, TaggedArgs) or self.arguments.open
             if not opened or self.close is None or (self.id is not None and self.id.position == "after_name"):
@@ -206,9 +216,12 @@ class Declaration(Part):
             if not isinstance(self.section, Section):
                 raise fail("section", "must be a Section")
             self.section.check("section.")
-        if not self.call.open and self.section is None:
-            raise fail("call.open", "a call without an opener needs a section around it")
-        if isinstance(self.call.name, JsonName) and self.call.name.list and not (self.section or self.call.open):
+        if self.call.standalone and self.section is not None:
+            raise fail("call.standalone", "a standalone call has no section around it")
+        if not self.call.open and self.section is None and not self.call.standalone:
+            raise fail("call.open", "a call without an opener needs a section around it (or is standalone)")
+        bare = not (self.section or self.call.open or self.call.standalone)
+        if isinstance(self.call.name, JsonName) and self.call.name.list and bare:
             raise fail("call.name.list", "a JSON list of calls needs an opener")
         if not isinstance(self.reasoning, tuple):
             raise fail("reasoning", "must be a list")
