@@ -14,6 +14,7 @@ from ..formats import Declaration, Reasoning, Wrapper
 from ..formats.declaration_base import MAX_MARKER
 from .calls import STANDALONE_INLINE, DeriveError, analyse_calls
 from .escapes import derive_escapes
+from .notation import string_quote
 from .probes import CONTENT, PROBES, REASONING, Probes
 from .text import Markers, common_prefix, common_suffix, strip_ws
 from .verify import cut_turn
@@ -197,7 +198,8 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
             "message (a call's name, or another word for text): recipients are not in the vocabulary "
             "(the built-in functionary_v3 family reads Functionary v3.2)"
         )
-    if re.search(r"[{,]\s*zqk_alpha\s*:", regions.get("args2", "")):  # {key:... : an object, keys unquoted
+    args2 = regions.get("args2", "")
+    if re.search(r"[{,]\s*zqk_alpha\s*:", args2) and string_quote(args2) is None:  # {key:... : keys unquoted
         raise DeriveError(
             "arguments: an object with bare keys and values of its own quoting (not JSON, not key/value markers "
             "or elements): not in the vocabulary (the built-in gemma4 family reads Gemma 4)"

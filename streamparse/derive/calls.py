@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formats import Call, HeaderName, IdSpec, JsonArgs, JsonName, Section, TaggedArgs, Values
+from .notation import object_after, string_quote
 from .probes import ONE, TWO, TYPED
 from .text import Markers, common_prefix, common_suffix, strip_ws
 
@@ -201,16 +202,6 @@ def _locate_header_calls(region: str, calls: list[tuple[str, dict[str, Any]]]) -
     return out
 
 
-def _json_after(region: str, start: int, args: dict[str, Any]) -> tuple[int, int] | None:
-    at = region.find("{", start)
-    while at != -1:
-        got = _json_at(region, at)
-        if got and got[0] == args:
-            return at, got[1]
-        at = region.find("{", at + 1)
-    return None
-
-
 @dataclass(slots=True)
 class _Tagged:
     args: TaggedArgs
@@ -342,10 +333,14 @@ def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
 def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[str], markers: Markers) -> CallShape:
     two = [("zqfirst", ONE), ("zqsecond", TWO)]
     names1 = _locate_header_calls(r1, [("zqfirst", ONE)])
-    json1 = _json_after(r1, names1[0][1], ONE)
+    json1 = object_after(r1, names1[0][1], ONE)
+    quote = string_quote(r1) if json1 is None else None  # Gemma 4's {k:<|"|>v<|"|>}
+    typed_at = regions.get("typed", "").find("zqtyped")
+    if quote is not None and typed_at >= 0 and object_after(regions["typed"], typed_at, TYPED, quote) is None:
+        raise DeriveError(f"arguments: typed values in an object with {quote!r} string quotes do not read back")
     args2 = regions.get("args2")
     tagged: _Tagged | None = None
-    if json1 is None:
+    if json1 is None and quote is None:
         if args2 is None:
             raise DeriveError("arguments: neither JSON nor a two-argument render to read tagged arguments from")
         at = args2.find("zqfirst")
@@ -358,7 +353,7 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
     headers: list[str] = []
     for (a, b), (_, args) in zip(names, calls, strict=True):
         if tagged is None:
-            span = _json_after(region, b, args)
+            span = object_after(region, b, args, quote or "")
             if span is None:
                 raise DeriveError("arguments: the JSON arguments of the second call are not in the render")
             headers.append(region[b : span[0]])
@@ -391,7 +386,7 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
         call_close = call_close[3:] if call_close.startswith("```") else call_close
     elif tagged is None:
         end, args_open = _split(header, markers)
-        args_spec = JsonArgs()
+        args_spec = JsonArgs(string_quote=quote or "")
         if args_open:
             notes.append(f"arguments open with {args_open!r}")
             args_spec = JsonArgs(open=args_open, close=strip_ws(call_close) and _split(call_close, markers)[0])
@@ -458,7 +453,7 @@ def _assemble(
         attrs = _ATTRS.match(end_text)
         end_text = attrs.group("rest") if attrs else end_text
     end = strip_ws(end_text) or ("\n" if "\n" in end_text else "")
-    opened = isinstance(args, TaggedArgs) or bool(args.open)
+    opened = isinstance(args, TaggedArgs) or bool(args.open) or not args.fenced  # a name may run to the `{`
     if not end and not (opened and c_close and attribute is None and (ident is None or ident.position != "after_name")):
         raise DeriveError(f"call name: nothing ends the name (the text after it is {header_end!r})")
     if not end:

@@ -112,8 +112,11 @@ class Call(Part):
                 raise fail(path + "standalone", "a standalone call has no opener, other spellings or closer")
             if isinstance(self.name, JsonName) and self.name.name_is_key:
                 raise fail(path + "standalone", "a bare {NAME: ARGS} object is not told from data: it needs a marker")
+        if isinstance(self.arguments, JsonArgs) and self.arguments.string_quote and self.close is None:
+            raise fail(path + "close", "arguments in their own string quotes need a closer")
         if isinstance(self.name, HeaderName) and not self.name.end:
-            opened = isinstance(self.arguments, TaggedArgs) or self.arguments.open
+            # The name runs to the arguments' opener: a marker, or the ``{`` of JSON written without one.
+            opened = isinstance(self.arguments, TaggedArgs) or self.arguments.open or not self.arguments.fenced
             if not opened or self.close is None or (self.id is not None and self.id.position == "after_name"):
                 raise fail(path + "name.end", "empty only when the arguments have an opener and the call a closer")
 

@@ -128,11 +128,14 @@ class HeaderName(Part):
 class JsonArgs(Part):
     """The arguments are one JSON object after the header, between optional ``open`` and ``close``
     markers (K3's ``<|open|>json type="object"<|sep|>``...``<|close|>json<|sep|>``); ``fenced``: inside a
-    ```` ```json ```` fence."""
+    ```` ```json ```` fence. ``string_quote``: the object is written in JSON's notation except that strings
+    sit between this token, as they are (no escapes), and keys are bare words or quoted the same way
+    (Gemma 4's ``{city:<|"|>Paris<|"|>,days:3}``); Python's ``None`` / ``True`` / ``False`` read as JSON's."""
 
     open: str = ""
     close: str = ""
     fenced: bool = False
+    string_quote: str = ""
 
     kind: ClassVar[str] = "json"
 
@@ -142,6 +145,9 @@ class JsonArgs(Part):
         if bool(self.open) != bool(self.close):
             raise fail(path + "close", "open and close are declared together")
         check_bool(path + "fenced", self.fenced)
+        check_marker(path + "string_quote", self.string_quote, empty=True)
+        if self.string_quote and (self.fenced or self.string_quote == '"' or set("{}[]:,") & set(self.string_quote)):
+            raise fail(path + "string_quote", "a token other than '\"', without brackets, colons or commas, unfenced")
 
 
 @dataclass(frozen=True)
