@@ -1,5 +1,6 @@
 """Calls written as bare JSON with no marker (Llama 3.x, xLAM): derived as a standalone call, read only at
-the start of the output or of a line, with the template's own field names; what stays outside is named."""
+the start of the output or of a line, with the template's own field names; what stays outside is named.
+And JSON objects on lines of their own inside a section (MiniMax-M1)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,19 @@ def test_the_vocabulary_keeps_a_standalone_call_bare() -> None:
         Declaration("x_bare", Call("", None, JsonName()))
     decl = Declaration("x_bare", Call("", None, JsonName(list=True), standalone=True))
     assert formats.load(decl.to_json()) == decl
+
+
+LINES_IN_SECTION = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}<calls>\n"
+    '{% for c in m.tool_calls %}{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments | tojson }}}\n'
+    "{% endfor %}</calls>{% endif %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def test_json_objects_on_lines_of_their_own_inside_a_section_are_each_a_call() -> None:
+    d = derive(LINES_IN_SECTION)
+    assert all(c.ok for c in d.checks), d.checks
+    assert d.declaration.section is not None and d.declaration.call.open == ""
+    out = '<calls>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"name": "get_time", "arguments": {}}\n</calls>'
+    result = check_stream(out, formats=[d.name], tools=TOOLS)
+    assert calls(result) == [("get_weather", {"city": "Paris"}), ("get_time", {})] and not result.rejected
