@@ -5,7 +5,8 @@ Usage::
     python benchmarks/derive.py [--templates DIR] [--repeat 5]
 
 For each template (the invented ones in tests/data/invented, plus ``*.jinja`` in ``--templates`` when
-given) the derivation is run ``--repeat`` times with the derivation cache cleared: compiling the template,
+given) the derivation is run ``--repeat`` times with the derivation, marker-set and regex caches cleared
+(as in a new process): compiling the template,
 rendering the probes, the analysis, registering the declaration and checking it against the renders.
 *Cold*: with no compiled template on disk (``STREAMPARSE_TEMPLATE_CACHE=off``), what the first run with a
 template pays. *Repeat run*: with the template's compiled code in the disk cache (a temporary one here),
@@ -19,11 +20,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from streamparse.core.scanner import marker_set
 from streamparse.derive import DeriveError, clear_cache, derive
 from streamparse.derive.render import Renderer, RenderError
 
@@ -47,7 +50,10 @@ def measure(source: str, repeat: int) -> tuple[list[float], str]:
     times: list[float] = []
     status = "derived"
     for _ in range(repeat):
+        # As a new process would: no derivation, no compiled marker set or regular expression kept.
         clear_cache(unregister=True)
+        marker_set.cache_clear()
+        re.purge()
         start = time.process_time()
         try:
             derive(source)
