@@ -270,18 +270,6 @@ class UnmarkedCallState(JsonCallState):
 
     __slots__ = ()
 
-    def __init__(
-        self,
-        eng: Engine,
-        fmt: str,
-        closers: tuple[str, ...] = (),
-        *,
-        list_form: bool = False,
-        fields: tuple[str, tuple[str, ...]] | None = None,
-        nested: str = "",
-    ) -> None:
-        super().__init__(eng, fmt, closers, list_form=list_form, fields=fields, nested=nested)
-
     def _close(self, eng: Engine, final: bool) -> bool:
         if self.list_form or not self.closers:
             self._finish(eng, eng.pos)
