@@ -217,9 +217,14 @@ def structure(decl: Any) -> str:
         shape = "JSON list" if name.get("list") else "JSON object"
         if name.get("name_is_key"):
             shape += ", name as key"
+        if decl.call.standalone:
+            shape = "bare " + shape + " (no marker)"
     else:
+        args = decl.call.arguments.to_dict()
         shape = "name attribute" if name.get("attribute") else "name header"
-        shape += " + " + ("tagged arguments" if decl.call.arguments.to_dict().get("kind") == "tagged" else "JSON")
+        shape += " + " + ("tagged arguments" if args.get("kind") == "tagged" else "JSON")
+        if args.get("string_quote"):
+            shape += f" notation, strings in {args['string_quote']}"
     if decl.section:
         shape += ", section"
     if decl.reasoning:
@@ -237,10 +242,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             why = r["error"].replace("|", "\\|")
             lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {r['llama_cpp']} |")
             continue
-        n = r["scenarios"]
-        lines.append(
-            f"| {r['template']} | {r['structure']} | {n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} |"
-        )
+        n, shape = r["scenarios"], r["structure"].replace("|", "\\|")
+        lines.append(f"| {r['template']} | {shape} | {n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} |")
     derived = [r for r in rows if "error" not in r]
     total = sum(r["scenarios"] for r in derived)
     whole = sum(r["whole"] for r in derived)

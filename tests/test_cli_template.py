@@ -50,3 +50,10 @@ def test_a_template_without_calls_exits_1_with_the_reason(tmp_path: Path) -> Non
 
 def test_a_folder_without_a_template_exits_1(tmp_path: Path) -> None:
     assert main(["template", str(tmp_path)]) == 1
+
+
+def test_the_report_says_a_standalone_call_has_no_marker() -> None:
+    code, out = _run(str(INVENTED / "bare_json_lines.jinja"))
+    assert code == 0
+    assert "call             bare JSON, no marker (at a line start or the output start)" in out
+    assert "call: zqfirst" in out

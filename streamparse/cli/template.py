@@ -49,7 +49,8 @@ def _describe(decl: Any, primed: bool) -> list[tuple[str, str]]:
         sep = f"; separators {', '.join(repr(x) for x in s.separators)}" if s.separators else ""
         rows.append(("section", f"{s.open!r} ... {s.close!r}{sep}"))
     call = decl.call
-    rows.append(("call", f"{call.open!r} ... {call.close!r}" if call.close else f"{call.open!r} (ends with its JSON)"))
+    shown = f"{call.open!r} ... {call.close!r}" if call.close else f"{call.open!r} (ends with its JSON)"
+    rows.append(("call", "bare JSON, no marker (at a line start or the output start)" if call.standalone else shown))
     name = call.name.to_dict()
     if name.get("kind") == "json":
         rows.append(("call body", "JSON " + json.dumps({k: v for k, v in name.items() if k != "kind"})))

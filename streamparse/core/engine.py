@@ -59,7 +59,7 @@ Handler = Callable[["Engine", int, int, bool], "bool | None"]
 class MarkerTable:
     """A scope's markers, compiled once, with the handlers for each marker."""
 
-    __slots__ = ("markers", "late", "early", "handlers", "ns_handlers")
+    __slots__ = ("markers", "late", "early", "handlers", "ns_handlers", "_words")
 
     def __init__(
         self,
@@ -72,11 +72,18 @@ class MarkerTable:
         self.handlers = {k: tuple(v) for k, v in handlers.items()}
         self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
         anchors = {m: a for m, a in (anchors or {}).items() if m in self.handlers}
+        self._words = frozenset(m for m, a in anchors.items() if a == WORD)
+        self.early = frozenset(m for m, a in anchors.items() if a == START)
+
+    def __getattr__(self, name: str) -> MarkerSet:
+        # Marker sets compile on first use (a config has a table per reasoning closer of the catalog, most
+        # never entered; each is milliseconds). Only unset slots get here: once set, a plain slot read.
+        if name not in ("markers", "late"):
+            raise AttributeError(name)
         every, ns = frozenset(self.handlers), frozenset(self.ns_handlers)
-        words = frozenset(m for m, a in anchors.items() if a == WORD)
-        self.markers: MarkerSet = marker_set(every, ns, words)
-        self.early = early = frozenset(m for m, a in anchors.items() if a == START)
-        self.late: MarkerSet = marker_set(every - early, ns, words) if early else self.markers
+        self.markers: MarkerSet = marker_set(every, ns, self._words)
+        self.late: MarkerSet = marker_set(every - self.early, ns, self._words) if self.early else self.markers
+        return self.markers if name == "markers" else self.late
 
     def lookup(self, tok: str) -> tuple[Handler, ...]:
         hs = self.handlers.get(tok)

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 from ..formats import Declaration, Reasoning, Wrapper
 from ..formats.declaration_base import MAX_MARKER
-from .calls import DeriveError, analyse_calls
+from .calls import STANDALONE_INLINE, DeriveError, analyse_calls
 from .escapes import derive_escapes
+from .notation import string_quote
 from .probes import CONTENT, PROBES, REASONING, Probes
 from .text import Markers, common_prefix, common_suffix, strip_ws
 from .verify import cut_turn
@@ -197,11 +198,37 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
             "message (a call's name, or another word for text): recipients are not in the vocabulary "
             "(the built-in functionary_v3 family reads Functionary v3.2)"
         )
-    if re.search(r"[{,]\s*zqk_alpha\s*:", regions.get("args2", "")):  # {key:... : an object, keys unquoted
+    tagged = _framed_tags(regions.get("call2") or region)
+    if tagged:
+        typed = regions.get("typed", "")
+        nested = re.search(r"<\w", typed[typed.find("zqt_a") : typed.find("ZQV_A")]) if "zqt_a" in typed else None
+        raise DeriveError(
+            f"calls: every tag is preceded by {tagged!r} (a namespace token written before each tag, so a value "
+            "ends at the token before its closing tag, not at a marker)"
+            + ("; lists and objects are written as nested elements" if nested else "")
+            + ": not in the vocabulary"
+        )
+    args2 = regions.get("args2", "")
+    if re.search(r"[{,]\s*zqk_alpha\s*:", args2) and string_quote(args2) is None:  # {key:... : keys unquoted
         raise DeriveError(
             "arguments: an object with bare keys and values of its own quoting (not JSON, not key/value markers "
             "or elements): not in the vocabulary (the built-in gemma4 family reads Gemma 4)"
         )
+
+
+def _framed_tags(region: str) -> str:
+    """The token written right before every tag of a call region (MiniMax-M3's ``]<]minimax[>[``), if any."""
+    starts = [m.start() for m in re.finditer(r"<[/A-Za-z]", region)]
+    if len(starts) < 3 or starts[0] == 0:
+        return ""
+    before = [region[max(0, a - 32) : a] for a in starts]
+    token = before[0]
+    for b in before[1:]:
+        n = 0
+        while n < min(len(token), len(b)) and token[-1 - n] == b[-1 - n]:
+            n += 1
+        token = token[len(token) - n :]
+    return token if len(token.strip()) >= 3 else ""
 
 
 def _between_reasoning_and_text(
@@ -257,6 +284,10 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         regions[key] = strip_ws(region)
     _outside_the_vocabulary(probes, regions)
     shape = analyse_calls(regions, markers)
+    if shape.call.standalone and CONTENT in bodies.get("text_call", ""):
+        gap = re.match(r"[^{\[]*", bodies["text_call"].split(CONTENT, 1)[1])
+        if gap is not None and "\n" not in gap.group():  # text running into the call on one line
+            raise DeriveError(STANDALONE_INLINE.format(what="the text before them"))
     shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
     control = _control_tokens(strip_ws(end), markers)
     control += _between_reasoning_and_text(bodies.get("reasoning", ""), reasoning, content, markers)

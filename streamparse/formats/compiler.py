@@ -23,7 +23,9 @@ from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
 from .base import FormatSpec, Wiring
 from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
+from .gemma_call import GemmaCallState
 from .openers import Decision, _first, block_table, cut_off, json_call
+from .standalone import wire_standalone
 
 Match: TypeAlias = re.Match[str] | None | Literal[False]
 
@@ -130,7 +132,7 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     block_open = (json_block.open,) if json_block is not None else ()
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
-    ends = (args.open, call.close or "") if not name.end else ()
+    ends = (args.open or "{", call.close or "") if not name.end else ()
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
@@ -200,6 +202,9 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         eng.pos = j
         if args.close and call.close is not None:
             eng.push(_Tail(call.close))  # the call's own closer after the arguments' one: markup
+        if args.string_quote:  # an object in its own string quotes: read whole, then the closer
+            eng.push(GemmaCallState(fmt, args.string_quote, args.close or call.close or ""))
+            return True
         stops = next_open if not args.close else ()
         eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced, stops=stops))
         return True
@@ -371,6 +376,9 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
     def wire(w: Wiring) -> None:
         for marker, handler in handlers:
             w.on(marker, handler)
+        if decl.call.standalone:
+            assert isinstance(decl.call.name, JsonName)
+            wire_standalone(w, fmt, decl.call.name)
         for r in decl.reasoning:
             w.add_reasoning(r.open, r.close, primed=r.primed, start_only=r.start_only)
         if decl.content is not None:

@@ -64,7 +64,7 @@ class UnmarkedState(State):
         self.scan_off = self.value_off
         self.fence = fence
         self.numbered = numbered
-        self.shape = Shape(fam.envelope and not numbered)
+        self.shape = Shape(fam.envelope and not numbered, fam.fields, fam.nested)
         self.phase = HOLD
         cap = HOLD_CAP
         if eng.cfg.max_call_chars is not None:
@@ -176,13 +176,14 @@ class UnmarkedState(State):
         origin = eng.pos
         value = origin + self.value_off
         label = self._label()
+        fam = self.fam
         if self.shape.base == 1:
             eng.pos = value
-            eng.push(UnmarkedCallState(eng, label, list_form=True))
+            eng.push(UnmarkedCallState(eng, label, list_form=True, fields=fam.fields, nested=fam.nested))
         else:
             eng.begin_call(label, origin)
             eng.pos = value
-            eng.push(UnmarkedCallState(eng, label, closers))
+            eng.push(UnmarkedCallState(eng, label, closers, fields=fam.fields, nested=fam.nested))
         self.phase = AFTER
         return True
 
@@ -288,9 +289,6 @@ class UnmarkedCallState(JsonCallState):
     tool_request's end marker when one follows; malformed JSON rejects it and the rest is text again."""
 
     __slots__ = ()
-
-    def __init__(self, eng: Engine, fmt: str, closers: tuple[str, ...] = (), *, list_form: bool = False) -> None:
-        super().__init__(eng, fmt, closers, list_form=list_form)
 
     def _close(self, eng: Engine, final: bool) -> bool:
         if self.list_form or not self.closers:

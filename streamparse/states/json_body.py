@@ -58,8 +58,9 @@ class _JsonBody(State):
         j = skip_ws(buf, end)
         if j >= len(buf) and not final:
             return False
-        if getattr(self, "several", False) and j < len(buf) and buf[j] == ",":
-            k = skip_ws(buf, j + 1)
+        # Several objects before the closer, after a comma or on lines of their own (MiniMax-M1).
+        if getattr(self, "several", False) and j < len(buf) and (buf[j] == "," or (buf[j] == "{" and j > end)):
+            k = skip_ws(buf, j + 1) if buf[j] == "," else j
             if k >= len(buf) and not final:
                 return False
             if k < len(buf) and buf[k] == "{" and isinstance(self, JsonCallState):
