@@ -177,6 +177,8 @@ def declaration_for(fmt: str) -> Declaration | None:
     """The declaration a format's tag is built from: its own (declared formats, a user's ``formats.declare``),
     else its family's writer; ``None`` when the format has neither (no tag)."""
     declared = formats.declaration_of(fmt)
+    if declared is not None and declared.messages is not None:
+        return None  # a call is a message with a header the model writes freely: no tag
     return declared if declared is not None else WRITERS.get(fmt)
 
 
@@ -329,6 +331,8 @@ def _one(decl: Declaration, tool: Tool, in_list: bool) -> _Call:
     name = decl.call.name
     if isinstance(name, JsonName):
         return _json_call(decl.call, name, tool, in_list)
+    if not isinstance(name, HeaderName):
+        raise ValueError("a call named by its message's recipient has no structural tag")
     return _header_call(decl.call, name, tool)
 
 
