@@ -5,6 +5,7 @@ built-in families read, under every chunking; invented templates of the same kin
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,17 @@ HARMONY_LIKE = Messages(
     reasoning_words=("analysis",),
     primed=True,
 )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _unregister() -> Iterator[None]:
+    yield
+    for name in [n for n in formats.names() if n.startswith("derived_") and n.endswith(_STEMS)]:
+        formats.unregister(name)
+    derived.cache_clear()
+
+
+_STEMS = ("openai_gpt_oss_120b", "meetkai_functionary_medium_v3_2", "muse_glimmer")
 
 
 @cache
@@ -174,6 +186,18 @@ def test_a_built_in_recipient_is_a_call_only_when_declared_and_a_cut_header_is_t
     assert summary(out, fmt, tools=browser)["calls"] == [("browser.search", {"query": "x"})]
     cut = "<|channel|>analysis<|message|>x<|end|><|start|>assistant to=functions.get_weather<|channel|>comm"
     assert summary(cut, fmt, tools=TOOLS) == {"calls": [], "text": "", "reasoning": "x", "rejected": ["truncated"]}
+
+
+def test_family_knowledge_outside_the_vocabulary_fails_closed_in_the_derived_formats() -> None:
+    # Functionary's `python` recipient has a raw code body; Muse's template leads to a doubled `NAME.NAME`.
+    code = ">>>python\nprint(1)"
+    assert summary(code, derived("meetkai_functionary_medium_v3_2"), tools=TOOLS)["rejected"] == ["malformed"]
+    doubled = (
+        ' to=get_weather.get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather.get_weather">\n'
+        '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>'
+    )
+    assert summary(doubled, derived("muse_glimmer"), tools=TOOLS)["rejected"] == ["unknown_tool"]
+    assert summary(doubled, "muse", tools=TOOLS)["calls"] == [("get_weather", {"city": "Paris"})]
 
 
 # -- invented models: the same structure with markers no known model uses ---------------------------------
