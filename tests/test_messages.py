@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from invariants import calls, check_stream, reasons
+from invariants import calls, check_stream, reasons, released_after_each_char
 
 from streamparse import formats
 from streamparse.derive import derive
@@ -125,6 +125,21 @@ def test_the_format_derived_from_functionary_v3_2_reads_like_the_built_in_family
 @pytest.mark.parametrize("output", _fixtures("muse-glimmer") + MUSE_EDGES)
 def test_the_format_derived_from_muse_glimmer_reads_like_the_built_in_family(output: str) -> None:
     assert summary(output, derived("muse_glimmer"), tools=TOOLS) == summary(output, "muse", tools=TOOLS)
+
+
+FAMILIES = {
+    "harmony": ("openai_gpt_oss_120b", [c["generated"] for c in _cases("vllm.json", "harmony")] + HARMONY_EDGES),
+    "functionary_v3": ("meetkai_functionary_medium_v3_2", _fixtures("functionary-v3.2") + FUNCTIONARY_EDGES),
+    "muse": ("muse_glimmer", _fixtures("muse-glimmer") + MUSE_EDGES),
+}
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_a_derived_message_format_releases_text_as_early_as_the_built_in_family(family: str) -> None:
+    stem, outputs = FAMILIES[family]
+    for output in outputs:
+        mine = released_after_each_char(output, formats=[derived(stem)], tools=TOOLS)
+        assert mine == released_after_each_char(output, formats=[family], tools=TOOLS), output
 
 
 def test_the_gpt_oss_derivation_is_the_general_form_not_a_copy_of_the_family() -> None:

@@ -55,10 +55,18 @@ def header_reader(m: Messages) -> Callable[[str, int, bool], Header | bool | Non
     limit = 2 * LOOKAHEAD
     forbidden = (m.open, *m.ends)
 
+    def _may_be_header(seen: str) -> bool:
+        """The text after an opener can still become a header (prose is released without waiting)."""
+        if to is None:
+            return not seen or whole.fullmatch(seen) is not None
+        return "\n" not in seen and not any(f in seen for f in forbidden)
+
     def read(buf: str, i: int, final: bool) -> Header | bool | None:
         idx = buf.find(m.body, i, i + limit + len(m.body))
         if idx < 0:
-            return None if (len(buf) < i + limit and not final) else False
+            if len(buf) >= i + limit or final or not _may_be_header(buf[i:]):
+                return False
+            return None
         header = buf[i:idx]
         if (m.body != "\n" and "\n" in header) or any(f in header for f in forbidden):
             return False
