@@ -92,6 +92,7 @@ HARMONY_EDGES = [
     "<|channel|>analysis<|message|>x<|end|><|start|>assistant to=functions.get_weather<|channel|>commen",
     '<|channel|>commentary to=functions.get_weather<|message|>{"city": oops}<|call|>',
     "<|channel|>final<|message|>Plain answer with a < and a > in it.<|return|>",
+    "Plain text where a header should be, then to=functions.get_weather<|message|>{}",
 ]
 FUNCTIONARY_EDGES = [
     'all\nLet me look.>>>get_weather\n{"city": "Paris"}>>>get_time\n{"timezone": "UTC"}<|eot_id|>',
@@ -99,10 +100,12 @@ FUNCTIONARY_EDGES = [
     "all\nJust text, no call.<|eot_id|>",
     'get_weather\n{"city": oops}',
     "all\nUse >>> in Python.",
+    "Plain text where a header should be.",
 ]
 MUSE_EDGES = [
     " to=self<|message|>Plan it.<|eom|><|start|>assistant to=user<|message|>Sure.<|eot|>",
     ' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n<atem:parameter name="city">Pa',
+    "Plain text where a header should be.",
 ]
 
 

@@ -202,6 +202,10 @@ def wire_messages(w: Wiring, decl: Declaration) -> None:
             return False
         if any(eng.buf.startswith(o, s) for o in m.openers()):
             return False  # the text scope reads a written opener
+        if m.recipient:  # the rest of the first header starts with its recipient, channel or body marker
+            starts = [starts_or_prefix(eng.buf, s, w) for w in (m.recipient, m.channel, m.body) if w]
+            if not any(starts):
+                return None if None in starts and not final else False
         h = read(eng.buf, s, final)
         if h is False:
             return cut(eng, s, s, final) if m.recipient else False
