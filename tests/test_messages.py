@@ -218,6 +218,58 @@ def test_family_knowledge_outside_the_vocabulary_fails_closed_in_the_derived_for
     assert summary(doubled, "muse", tools=TOOLS)["calls"] == [("get_weather", {"city": "Paris"})]
 
 
+# Bodies that mention the markers that end a message, blanks, braces and angle brackets (never a header's
+# opener: a text that writes one is markup the families read in their own ways).
+HARMONY_FRAGMENTS = st.sampled_from(["a", " ", "word", "<|end|>", "to=x", "<", ">", "\n", "<|call|>", "<|return|>", "{", "}"])  # fmt: skip
+FUNCTIONARY_FRAGMENTS = st.sampled_from(["a", " ", "word", ">>", ">", "\n", "all", "{", "}", "<|eot_id|>", "> >>"])
+SMALL_ARGS = st.dictionaries(st.sampled_from(["city", "unit"]), st.text("ab <>|\n", max_size=6), max_size=2)
+
+
+def _messages(fragments: st.SearchStrategy[str]) -> st.SearchStrategy[list[tuple[str, Any]]]:
+    body = st.lists(fragments, max_size=8).map("".join)
+    one = st.tuples(st.sampled_from(["reasoning", "text"]), body) | st.tuples(st.just("call"), SMALL_ARGS)
+    return st.lists(one, min_size=1, max_size=4)
+
+
+def _harmony(messages: list[tuple[str, Any]]) -> str:
+    out = []
+    for i, (kind, value) in enumerate(messages):
+        head = "<|start|>assistant" if i else ""  # the prompt wrote the first one's
+        if kind == "call":
+            out.append(f"{head} to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{json.dumps(value)}<|call|>")  # fmt: skip
+        else:
+            channel, end = ("analysis", "<|end|>") if kind == "reasoning" else ("final", "<|return|>")
+            out.append(f"{head}<|channel|>{channel}<|message|>{value}{end}")
+    return "".join(out)
+
+
+def _functionary(messages: list[tuple[str, Any]]) -> str:
+    head = [">>>" if i else "" for i in range(len(messages))]
+    return "".join(
+        f"{h}get_weather\n{json.dumps(v)}" if k == "call" else f"{h}all\n{v}"
+        for h, (k, v) in zip(head, messages, strict=True)
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=_messages(HARMONY_FRAGMENTS))
+def test_any_sequence_of_harmony_messages_reads_as_the_built_in_family_reads_it(
+    messages: list[tuple[str, Any]],
+) -> None:
+    output = _harmony(messages)
+    assert summary(output, derived("openai_gpt_oss_120b"), tools=TOOLS) == summary(output, "harmony", tools=TOOLS)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=_messages(FUNCTIONARY_FRAGMENTS))
+def test_any_sequence_of_functionary_messages_reads_as_the_built_in_family_reads_it(
+    messages: list[tuple[str, Any]],
+) -> None:
+    output = _functionary([("text", v) if k == "reasoning" else (k, v) for k, v in messages])
+    fmt = derived("meetkai_functionary_medium_v3_2")
+    assert summary(output, fmt, tools=TOOLS) == summary(output, "functionary_v3", tools=TOOLS)
+
+
 # -- invented models: the same structure with markers no known model uses ---------------------------------
 
 USER = [{"role": "user", "content": "go"}]
