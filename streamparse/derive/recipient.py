@@ -13,10 +13,12 @@ is markup, removed from the renders (:func:`strip_headers`) before the calls are
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
 from ..formats import Messages
+from ..formats.messages import Header, header_reader
 from .probes import CONTENT, REASONING, Probes
 from .text import Markers, strip_ws
 
@@ -120,10 +122,11 @@ def find_messages(probes: Probes, markers: Markers) -> Found | None:
     text_end = _end_after(text, text.index(CONTENT) + len(CONTENT), markers)
     close: str | None = None
     if named:
-        args_end = rest.find("}")
-        while args_end >= 0 and rest.find("}", args_end + 1) >= 0:
-            args_end = rest.find("}", args_end + 1)
-        after = _end_after(rest, args_end + 1, markers) if args_end >= 0 else ""
+        try:  # what follows the call's arguments: its closer, unless the turn's end or the next header
+            _, args_end = json.JSONDecoder().raw_decode(rest, rest.index("{"))
+        except ValueError:
+            return None
+        after = _end_after(rest, args_end, markers)
         close = after if after and after not in (opener, text_end) else None
     text_words = (words[0],) if words[0] else ()
     ends += [close or "", text_end]
@@ -166,13 +169,16 @@ def strip_headers(render: str, found: Found) -> str:
     """``render`` without its message headers, and without the reasoning messages (the declaration's
     messages read both): what is left is the text and the calls, as other templates write them."""
     m = found.messages
-    pattern = re.compile(r"(?:\A[ \t]*|" + re.escape(m.open + found.role) + r")[^\n]{0,400}?" + re.escape(m.body))
+    lead = re.escape(m.open + found.role)
+    pattern = re.compile(r"(?:\A[ \t]*|" + lead + r")[^\n]{0,400}?" + re.escape(m.body))
+    read = header_reader(m)  # what the parser will make of the header: the same reading
     out: list[str] = []
     pos = 0
     for hit in pattern.finditer(render):
         out.append(render[pos : hit.start()])
         pos = hit.end()
-        if any(f"{m.recipient}{w}" in hit.group() for w in m.reasoning_words):
+        header = read(render, hit.start() + (len(m.open) if render.startswith(m.open, hit.start()) else 0), True)
+        if isinstance(header, Header) and header.kind == "reasoning":
             stop = min((i for e in m.ends if (i := render.find(e, pos)) >= 0), default=len(render))
             pos = stop + next((len(e) for e in m.ends if render.startswith(e, stop)), 0)
     out.append(render[pos:])

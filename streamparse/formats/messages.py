@@ -24,7 +24,7 @@ from .base import Wiring
 from .declaration import Declaration, Messages, RecipientName
 from .openers import Decision
 
-__all__ = ["wire_messages", "Header", "read_header"]
+__all__ = ["wire_messages", "Header", "header_reader"]
 
 _WORD = r"[^\s<>]{1,200}"
 Kind = Literal["reasoning", "text", "call"]
@@ -87,11 +87,6 @@ def header_reader(m: Messages) -> Callable[[str, int, bool], Header | bool | Non
         return Header(idx + len(m.body), recipient, kind)
 
     return read
-
-
-def read_header(m: Messages, buf: str, i: int, final: bool) -> Header | bool | None:
-    """One header read with :func:`header_reader` (for tools and tests; the handlers keep their reader)."""
-    return header_reader(m)(buf, i, final)
 
 
 def _reasoning_table(decl: Declaration, m: Messages, leave: Handler) -> MarkerTable:
