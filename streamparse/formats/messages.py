@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
 from ..core.lookahead import LOOKAHEAD, after_ws, starts_or_prefix
@@ -47,7 +47,10 @@ def _patterns(m: Messages) -> tuple[re.Pattern[str] | None, re.Pattern[str] | No
     return to, channel
 
 
-def header_reader(m: Messages) -> Callable[[str, int, bool], Header | bool | None]:
+Read: TypeAlias = Header | Literal[False] | None
+
+
+def header_reader(m: Messages) -> Callable[[str, int, bool], Read]:
     """``read(buf, i, final)``: the header from ``i`` up to ``body`` (a :class:`Header`), False (none
     there), or None (undecided: more input may complete it)."""
     to, channel = _patterns(m)
@@ -61,7 +64,7 @@ def header_reader(m: Messages) -> Callable[[str, int, bool], Header | bool | Non
             return not seen or whole.fullmatch(seen) is not None
         return "\n" not in seen and not any(f in seen for f in forbidden)
 
-    def read(buf: str, i: int, final: bool) -> Header | bool | None:
+    def read(buf: str, i: int, final: bool) -> Read:
         idx = buf.find(m.body, i, i + limit + len(m.body))
         if idx < 0:
             if len(buf) >= i + limit or final or not _may_be_header(buf[i:]):
@@ -120,6 +123,7 @@ def wire_messages(w: Wiring, decl: Declaration) -> None:
     call = decl.call
     named = call.name if isinstance(call.name, RecipientName) else None
     read = header_reader(m)
+    to, _ = _patterns(m)
     closers = (*((call.close,) if call.close else ()), *(t for t in m.ends if t != call.close))
     table: list[MarkerTable] = []
 
@@ -171,7 +175,6 @@ def wire_messages(w: Wiring, decl: Declaration) -> None:
         rest = eng.buf[i:]
         if not final or named is None or "\n" in rest or any(f in rest for f in (m.open, *m.ends)):
             return False
-        to, _ = _patterns(m)
         recipient = to.search(rest) if to is not None else None
         if recipient is None or recipient.group(1) in (*m.text_words, *m.reasoning_words):
             return False
@@ -187,8 +190,8 @@ def wire_messages(w: Wiring, decl: Declaration) -> None:
         h = read(eng.buf, i, final)
         if h is False:
             return cut(eng, s, i, final)
-        if h is None or h is True:
-            return h
+        if h is None:
+            return None
         return open_message(eng, s, h, final, strict=False)
 
     def first(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -204,8 +207,8 @@ def wire_messages(w: Wiring, decl: Declaration) -> None:
         h = read(eng.buf, s, final)
         if h is False:
             return cut(eng, s, s, final) if m.recipient else False
-        if h is None or h is True:
-            return h
+        if h is None:
+            return None
         words = eng.buf[s : h.body - len(m.body)].strip()
         if m.recipient and h.recipient is None and words and not (m.channel and m.channel in words):
             return False  # bare words before the body marker: prose, not a header
