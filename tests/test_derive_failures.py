@@ -73,15 +73,18 @@ def test_key_value_lines_without_markers_are_outside_the_vocabulary_and_say_so()
         derive(KEY_VALUE_LINES)
 
 
+# Message headers (streamparse/derive/recipient.py) where the renders do not show what a header is made of:
+# no later message begins with what the generation prompt ends with (a role line, no opener) ...
 RECIPIENT_HEADER = (
-    "{% for m in messages %}<|start|>{{ m.role }}"
+    "{% for m in messages %}### {{ m.role }}\n"
     "{% for c in m.tool_calls or [] %} to={{ c.function.name }}<|msg|>{{ c.function.arguments | tojson }}<|call|>"
-    "{% else %}<|msg|>{{ m.content }}<|done|>{% endfor %}{% endfor %}"
-    "{% if add_generation_prompt %}<|start|>assistant{% endif %}"
+    "{% else %}<|msg|>{{ m.content }}<|done|>{% endfor %}\n{% endfor %}"
+    "{% if add_generation_prompt %}### assistant\n{% endif %}"
 )
+# ... or the prompt writes the opener and the text turn shows no header with the word that means text.
 PRIMED_RECIPIENT = (
     "{% for m in messages %}{% if m.role == 'user' %}[U]{{ m.content }}[/U]{% else %}[A]"
-    "{% if m.content %}@@all\n{{ m.content }}{% endif %}"
+    "{% if m.content %}{{ m.content }}{% endif %}"
     "{% for c in m.tool_calls or [] %}@@{{ c.function.name }}\n{{ c.function.arguments | tojson }}{% endfor %}"
     "[/A]{% endif %}{% endfor %}{% if add_generation_prompt %}[A]@@{% endif %}"
 )

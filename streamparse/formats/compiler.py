@@ -22,8 +22,9 @@ from ..states.keyed_json import KeyedCallState
 from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
 from .base import FormatSpec, Wiring
-from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, RecipientName, TaggedArgs
 from .gemma_call import GemmaCallState
+from .messages import wire_messages
 from .openers import Decision, _first, block_table, cut_off, json_call
 from .standalone import wire_standalone
 
@@ -120,6 +121,7 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     closers = _closers(call)
     if isinstance(name, JsonName):
         return json_handler(fmt, name, closers, several=call.close is not None)
+    assert isinstance(name, HeaderName), "a recipient-named call is read by its message header (formats/messages.py)"
     id_end = call.id.end if call.id is not None and call.id.position == "before_name" else None
     after_id = call.id.end if call.id is not None and call.id.position == "after_name" else None
     header = header_pattern(name, id_end)
@@ -317,6 +319,12 @@ def describe_markup(decl: Declaration) -> tuple[str, str]:
     """(delimiters, example) for the catalog's documentation: the declaration's own, or built from it."""
     call = decl.call
     name = call.name
+    if isinstance(name, RecipientName):
+        m = decl.messages
+        assert m is not None
+        head = f"{m.open}{m.recipient}{name.prefix}"
+        delimiters = f"{head}NAME{m.body}ARGS{call.close or ''}"
+        return delimiters, decl.example or f'{head}get_time{m.body}{{"zone": "UTC"}}{call.close or ""}'
     if isinstance(name, JsonName):
         obj = '{"NAME": ARGS}' if name.name_is_key else f'{{"{name.field}": NAME, "{name.arguments_field}": ARGS}}'
         body = f"[{obj}, ...]" if name.list else obj
@@ -366,7 +374,7 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
     """The catalog entry of a declaration (validated when it was built)."""
     fmt = decl.name
     handlers: list[tuple[str, Handler]] = []
-    if decl.call.open:
+    if decl.call.open and not isinstance(decl.call.name, RecipientName):
         opener = call_handler(fmt, decl.call)
         handlers.extend((m, opener) for m in (decl.call.open, *decl.call.also_open))
     if decl.section is not None:
@@ -387,6 +395,8 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
                     w.wrappers.append(m)
         w.dropped.extend(t for t in decl.control_tokens if t not in w.dropped)
         w.separators.extend(t for t in decl.text_separators if t not in w.separators)
+        if decl.messages is not None:
+            wire_messages(w, decl)
 
     delimiters, example = describe_markup(decl)
     return FormatSpec(

@@ -40,6 +40,7 @@ from .declaration_call import (
     TaggedArgs,
     Values,
 )
+from .declaration_recipient import Messages, RecipientName, check_messages
 
 __all__ = [
     "Declaration",
@@ -55,6 +56,8 @@ __all__ = [
     "IdSpec",
     "NameSpec",
     "ArgsSpec",
+    "Messages",
+    "RecipientName",
 ]
 
 
@@ -85,8 +88,8 @@ class Call(Part):
         check_marker(path + "close", self.close, optional=True)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
-        if not isinstance(self.name, (JsonName, HeaderName)):
-            raise fail(path + "name", "must be a JsonName or a HeaderName")
+        if not isinstance(self.name, (JsonName, HeaderName, RecipientName)):
+            raise fail(path + "name", "must be a JsonName, a HeaderName or a RecipientName")
         if not isinstance(self.arguments, (JsonArgs, TaggedArgs)):
             raise fail(path + "arguments", "must be a JsonArgs or a TaggedArgs")
         self.name.check(path + "name.")
@@ -104,7 +107,10 @@ class Call(Part):
             self.id.check(path + "id.")
             if isinstance(self.name, HeaderName) and self.id.end == self.name.end:
                 raise fail(path + "id.end", "must differ from name.end (it ends the id, not the name)")
-        if not self.open and not isinstance(self.name, JsonName):
+        if isinstance(self.name, RecipientName):
+            if self.open or self.also_open or self.id is not None or not isinstance(self.arguments, JsonArgs):
+                raise fail(path + "name", "a recipient names the call: no opener, no id, JSON arguments")
+        elif not self.open and not isinstance(self.name, JsonName):
             raise fail(path + "open", "only JSON calls inside a section may have no opener")
         check_bool(path + "standalone", self.standalone)
         if self.standalone:
@@ -202,6 +208,7 @@ class Declaration(Part):
     content: Wrapper | None = None
     control_tokens: tuple[str, ...] = ()
     text_separators: tuple[str, ...] = ()
+    messages: Messages | None = None
     models: str = ""
     example: str = ""
     notes: str = ""
@@ -221,7 +228,8 @@ class Declaration(Part):
             self.section.check("section.")
         if self.call.standalone and self.section is not None:
             raise fail("call.standalone", "a standalone call has no section around it")
-        if not self.call.open and self.section is None and not self.call.standalone:
+        check_messages(self.messages, isinstance(self.call.name, RecipientName), self.section is not None)
+        if not self.call.open and self.section is None and not self.call.standalone and self.messages is None:
             raise fail("call.open", "a call without an opener needs a section around it (or is standalone)")
         bare = not (self.section or self.call.open or self.call.standalone)
         if isinstance(self.call.name, JsonName) and self.call.name.list and bare:
@@ -279,6 +287,8 @@ class Declaration(Part):
             out.extend((f"content.{k}", m) for k in ("open", "close") if (m := getattr(self.content, k)) is not None)
         out.extend((f"control_tokens[{i}]", t) for i, t in enumerate(self.control_tokens))
         out.extend((f"text_separators[{i}]", t) for i, t in enumerate(self.text_separators))
+        if self.messages is not None:
+            out.extend((f"messages.{k}", m) for k, m in self.messages.markers())
         return out
 
     @classmethod
@@ -300,7 +310,7 @@ def _may_share(a: str, b: str) -> bool:
 
 # The part each field holds (a dict: a union, chosen by "kind"; a list: a list of parts).
 _PARTS: dict[str, Any] = {
-    "name": {"json": JsonName, "header": HeaderName},
+    "name": {"json": JsonName, "header": HeaderName, "recipient": RecipientName},
     "arguments": {"json": JsonArgs, "tagged": TaggedArgs},
     "call": Call,
     "section": Section,
@@ -309,4 +319,5 @@ _PARTS: dict[str, Any] = {
     "json_block": JsonArgs,
     "id": IdSpec,
     "reasoning": [Reasoning],
+    "messages": Messages,
 }

@@ -24,6 +24,7 @@ from .declaration_base import (
     check_text,
     fail,
 )
+from .declaration_recipient import RecipientName
 
 __all__ = ["Values", "JsonName", "HeaderName", "JsonArgs", "TaggedArgs", "IdSpec", "NameSpec", "ArgsSpec"]
 
@@ -220,5 +221,5 @@ class IdSpec(Part):
         check_end(path + "end", self.end)
 
 
-NameSpec: TypeAlias = Union[JsonName, HeaderName]  # noqa: UP007 (a runtime alias: get_args reads it)
+NameSpec: TypeAlias = Union[JsonName, HeaderName, RecipientName]  # noqa: UP007 (a runtime alias: get_args reads it)
 ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs]  # noqa: UP007

@@ -58,7 +58,8 @@ def declaration_for(fmt: str) -> Declaration | None:
     else the layout its family's module attaches to its spec; ``None`` when it has neither."""
     declared = formats.declaration_of(fmt)
     if declared is not None:
-        return declared
+        # messages: a call is a message whose header the model writes freely; the vocabulary gives no tag for it
+        return None if declared.messages is not None else declared
     layout = formats.get(fmt).layout
     return layout if isinstance(layout, Declaration) else None
 
@@ -227,6 +228,8 @@ def _one(decl: Declaration, tool: Tool, in_list: bool) -> _Call:
     name = decl.call.name
     if isinstance(name, JsonName):
         return _json_call(decl.call, name, tool, in_list)
+    if not isinstance(name, HeaderName):
+        raise ValueError("a call named by its message's recipient has no structural tag")
     return _header_call(decl.call, name, tool)
 
 
