@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..events import Event, ToolCall, ToolCallEnd, ToolCallRejected, ToolCallStart, tool_call_delta
+from ..events import Event, ToolCall, ToolCallRejected, tool_call, tool_call_delta, tool_call_end, tool_call_start
 from ..rejections import Reason
 from ..stats import ParserStats
 from .json_reader import NEEDS_ESCAPE
@@ -230,7 +230,7 @@ class CallLifecycle:
             cand.id = f"{self.cfg.id_prefix}{cand.index}"
         cand.started = True
         self.started_calls.append(cand)
-        self.events.append(ToolCallStart(cand.index, cand.id, name))
+        self.events.append(tool_call_start(cand.index, cand.id, name))
 
     def args(self, text: str) -> None:
         cand = self.call
@@ -359,7 +359,7 @@ class CallLifecycle:
                 return
             validation = "pass"
         assert cand.index is not None and cand.id is not None
-        call = ToolCall(
+        call = tool_call(
             cand.id,
             cand.name,
             args,
@@ -389,7 +389,7 @@ class CallLifecycle:
             call.validation,
         )
         cand.outcome = call
-        self.events.append(ToolCallEnd(cand.index, call))
+        self.events.append(tool_call_end(cand.index, call))
 
     def fail_call(self, reason: str, detail: str, end: int) -> None:
         """Reject the open call; its markup up to ``end`` is the rejection's raw text."""

@@ -49,6 +49,7 @@ _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
 _set_index = slot_setter(ToolCallDelta, "index")
 _set_arguments = slot_setter(ToolCallDelta, "arguments")
+_DQ_FULL = DQ_RUN.fullmatch
 
 
 # A handler decides what a found marker means: True = handled (pos advanced / state changed),
@@ -296,9 +297,10 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         if type(chunk) is str and chunk:
             hot_special = self.hot_special
             if hot_special is not None:
-                if hot_special(chunk) is None:
-                    # No quote, backslash or control character: plain content of the argument string
-                    # streaming, verbatim argument text.
+                if hot_special(chunk) is None or _DQ_FULL(chunk) is not None:
+                    # No quote, backslash or control character, or only complete escapes (a code line's
+                    # ``\"`` or ``\n``): plain content of the argument string streaming, verbatim argument
+                    # text. (A final lone backslash is the general path's: ``_hot`` holds it.)
                     n = len(chunk)
                     self.chars_in += n
                     hot_call: Candidate = self.call  # type: ignore[assignment]
