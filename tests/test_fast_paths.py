@@ -113,6 +113,24 @@ def test_a_split_escape_holds_only_its_backslash() -> None:
     assert [e.call.arguments for e in last if isinstance(e, ToolCallEnd)] == [{"q": 'abc\\x"y\n'}]
 
 
+def test_a_chunk_of_complete_escapes_streams_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = StreamParser(formats=["hermes"])
+    parser.feed('<tool_call>{"name": "f", "arguments": {"q": "ab')
+    parser.feed("cd")  # (armed)
+
+    def general(*args: object) -> None:
+        raise AssertionError("the chunk left the inlined path")
+
+    monkeypatch.setattr(Engine, "_hot", general)
+    monkeypatch.setattr(Engine, "_run", general)
+    for chunk in ('\\"x', '\\\\', "n\\t", "\\u00e9z"):
+        assert [(e.index, e.arguments) for e in parser.feed(chunk)] == [(0, chunk)]
+    monkeypatch.undo()
+    events = parser.feed('"}}</tool_call>') + parser.close()
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in ends] == [{"q": 'abcd"x' + "\\" + "n\té" + "z"}]
+
+
 @pytest.mark.parametrize("split", [True, False])
 def test_a_split_escape_at_the_end_of_the_stream_is_an_unterminated_escape(split: bool) -> None:
     head = '<tool_call>{"name": "f", "arguments": {"q": "ab'
