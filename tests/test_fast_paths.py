@@ -123,7 +123,7 @@ def test_a_chunk_of_complete_escapes_streams_inline(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(Engine, "_hot", general)
     monkeypatch.setattr(Engine, "_run", general)
-    for chunk in ('\\"x', '\\\\', "n\\t", "\\u00e9z"):
+    for chunk in ('\\"x', "\\\\", "n\\t", "\\u00e9z"):
         assert [(e.index, e.arguments) for e in parser.feed(chunk)] == [(0, chunk)]
     monkeypatch.undo()
     events = parser.feed('"}}</tool_call>') + parser.close()
