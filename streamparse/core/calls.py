@@ -8,7 +8,9 @@
 from __future__ import annotations
 
 import json
+import json.scanner
 import logging
+from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any, Protocol
 
@@ -19,6 +21,20 @@ from ..rejections import Reason
 from ..stats import ParserStats
 from .json_reader import NEEDS_ESCAPE
 from .parts import Parts, RawText
+
+# The C scanner json.loads ends in (typeshed types make_scanner's argument oddly).
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)`` without its Python layers, for the commonest text (a value, nothing around it);
+    anything else, errors included, goes through ``json.loads`` itself (same result, same message)."""
+    try:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
+
 
 log = logging.getLogger("streamparse")
 
@@ -338,7 +354,7 @@ class CallLifecycle:
         if cand.pending:
             self._flush_deltas(cand)
         try:
-            args = json.loads(args_json)
+            args = _loads(args_json)
         except (ValueError, RecursionError) as exc:
             self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
             return

@@ -439,7 +439,10 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                 buf = self.buf
                 if armed[0] is DQ_RUN and self.pos == len(buf) - 1 and buf[-1] == "\\":
                     self.hot_bs = True  # the state holds a split escape's backslash: the armed path takes it
-        self._arm_text()
+        if call is None or self.call is None:
+            self._arm_text()
+        else:
+            self.scan_text = None  # (what _arm_text gives while a call is open)
 
     def _arm_text(self) -> None:
         """The visible-text path is open when the scanner rests in a plain text scope (``scan_text``, the
