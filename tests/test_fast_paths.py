@@ -47,6 +47,7 @@ def slow_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(Engine, "_arm_text", no_text)
     monkeypatch.setattr(Engine, "_arm_inline", lambda self: None)
     monkeypatch.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+    monkeypatch.setattr(Engine, "wait_for", lambda self, marker, start: None)
     monkeypatch.setattr(ScanState, "fast", lambda self, eng, text: None)
     yield
 
@@ -94,6 +95,7 @@ def test_fast_paths_give_the_events_of_the_states(content: str) -> None:
         mp.setattr(Engine, "_arm_text", lambda self: setattr(self, "scan_text", None))
         mp.setattr(Engine, "_arm_inline", lambda self: None)
         mp.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
         mp.setattr(ScanState, "fast", lambda self, eng, text: None)
         slow = {label: run(chunks, formats=["hermes"]) for label, chunks in chunkings(text).items()}  # type: ignore[arg-type]
     for label in fast:
@@ -129,6 +131,27 @@ def test_a_chunk_of_complete_escapes_streams_inline(monkeypatch: pytest.MonkeyPa
     events = parser.feed('"}}</tool_call>') + parser.close()
     ends = [e for e in events if isinstance(e, ToolCallEnd)]
     assert [e.call.arguments for e in ends] == [{"q": 'abcd"x' + "\\" + "n\té" + "z"}]
+
+
+@pytest.mark.parametrize("closer", ["\n</tool_call>\nok", "\n</tool_callx>\nok", "\n</tool_call"])
+def test_a_closer_arriving_in_pieces_is_only_kept_while_it_is_undecided(
+    closer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    head = '<tool_call>{"name": "f", "arguments": {"q": 1}}'
+    reference = merge_events(run([head, closer], formats=["hermes"]))
+    parser = StreamParser(formats=["hermes"])
+    events = parser.feed(head) + parser.feed(closer[:3])  # "\n</": the state waits for the rest of the closer
+    real_run = Engine._run
+    ran: list[bool] = []
+    monkeypatch.setattr(Engine, "_run", lambda self, final: ran.append(True) or real_run(self, final))
+    for i in range(3, len(closer)):
+        ran.clear()
+        events += parser.feed(closer[i])
+        undecided = "\n</tool_call>".startswith(closer[: i + 1]) and i + 1 < len("\n</tool_call>")
+        assert not (undecided and ran), closer[: i + 1]  # kept by the engine, the states not stepped
+    events += parser.close()
+    assert merge_events(events) == reference
+    assert parser.stats.largest_holdback >= len("</tool_call")
 
 
 @pytest.mark.parametrize("split", [True, False])
@@ -311,6 +334,7 @@ def test_word_and_start_markers_are_released_when_the_states_release_them(text: 
         mp.setattr(Engine, "_arm_text", lambda self: setattr(self, "scan_text", None))
         mp.setattr(Engine, "_arm_inline", lambda self: None)
         mp.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
         mp.setattr(ScanState, "fast", lambda self, eng, text: None)
         slow = {label: _per_feed(chunks) for label, chunks in cuts.items()}
     for label in fast:

@@ -269,6 +269,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.hot_special: Callable[[str], object] | None = None
         # The armed JSON string path held a lone backslash (an escape split across chunks) at ``buf[pos]``.
         self.hot_bs = False
+        self.wait: tuple[str, int] | None = None  # a closer's prefix is held: FastPaths.wait_for
         self.bytes_in = 0
         self.chars_in = 0
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
@@ -355,6 +356,8 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         if limit is not None and n and not self._fits(text):
             return self._feed_limited(text, limit)
         if n:
+            if self.wait is not None and self._still_waiting(text):
+                return []
             hot = self.hot
             if hot is not None:
                 # Armed: an open call streams an argument string (a split escape's "\" may be held).
@@ -426,7 +429,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
     def _run(self, final: bool) -> None:
         self.hot = None
         self.hot_special = None
-        self.text_search = self.held_scan = None
+        self.text_search = self.held_scan = self.wait = None
         while self.state.step(self, final):
             pass
         call = self.call

@@ -89,6 +89,8 @@ class _JsonBody(State):
         for closer in self.closers:
             ok = starts_or_prefix(buf, j, closer)
             if ok is None and not final:
+                if not self.fenced:  # (a fence's end would decide first)
+                    eng.wait_for(closer, j)  # only more of it can change this answer: the engine keeps it
                 return False
             if ok:
                 self._finish(eng, j + len(closer))
