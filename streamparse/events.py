@@ -189,6 +189,72 @@ def tool_call_delta(index: int, arguments: str) -> ToolCallDelta:
     return event
 
 
+_set_start = tuple(slot_setter(ToolCallStart, n) for n in ("index", "id", "name"))
+_set_end = tuple(slot_setter(ToolCallEnd, n) for n in ("index", "call"))
+_set_call = tuple(
+    slot_setter(ToolCall, n)
+    for n in (
+        "id",
+        "name",
+        "arguments",
+        "arguments_json",
+        "format",
+        "raw",
+        "fallback_used",
+        "repairs",
+        "validation",
+        "parsed",
+    )
+)
+
+
+def tool_call_start(index: int, call_id: str, name: str) -> ToolCallStart:
+    """``ToolCallStart(index, call_id, name)``, built without the dataclass ``__init__`` (once per call)."""
+    event: ToolCallStart = _new(ToolCallStart)
+    set_index, set_id, set_name = _set_start
+    set_index(event, index)
+    set_id(event, call_id)
+    set_name(event, name)
+    return event
+
+
+def tool_call_end(index: int, call: ToolCall) -> ToolCallEnd:
+    """``ToolCallEnd(index, call)``, built without the dataclass ``__init__``."""
+    event: ToolCallEnd = _new(ToolCallEnd)
+    set_index, set_call = _set_end
+    set_index(event, index)
+    set_call(event, call)
+    return event
+
+
+def tool_call(
+    call_id: str,
+    name: str,
+    arguments: dict[str, Any],
+    arguments_json: str,
+    format: str,
+    raw: str,
+    fallback_used: bool,
+    repairs: list[str],
+    validation: Validation,
+    parsed: Any,
+) -> ToolCall:
+    """``ToolCall(...)`` with every field given, built without the dataclass ``__init__`` (once per call)."""
+    call: ToolCall = _new(ToolCall)
+    s_id, s_name, s_args, s_json, s_format, s_raw, s_fallback, s_repairs, s_validation, s_parsed = _set_call
+    s_id(call, call_id)
+    s_name(call, name)
+    s_args(call, arguments)
+    s_json(call, arguments_json)
+    s_format(call, format)
+    s_raw(call, raw)
+    s_fallback(call, fallback_used)
+    s_repairs(call, repairs)
+    s_validation(call, validation)
+    s_parsed(call, parsed)
+    return call
+
+
 Event: TypeAlias = (
     TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | ToolCallRejected | TextWasReasoning
 )

@@ -21,11 +21,16 @@ from streamparse.core.engine import Engine, ScanState
 from streamparse.events import (
     ReasoningDelta,
     TextDelta,
+    ToolCall,
     ToolCallDelta,
     ToolCallEnd,
+    ToolCallStart,
     reasoning_delta,
     text_delta,
+    tool_call,
     tool_call_delta,
+    tool_call_end,
+    tool_call_start,
 )
 from streamparse.tools import ToolSet
 
@@ -42,6 +47,7 @@ def slow_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(Engine, "_arm_text", no_text)
     monkeypatch.setattr(Engine, "_arm_inline", lambda self: None)
     monkeypatch.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+    monkeypatch.setattr(Engine, "wait_for", lambda self, marker, start: None)
     monkeypatch.setattr(ScanState, "fast", lambda self, eng, text: None)
     yield
 
@@ -89,6 +95,7 @@ def test_fast_paths_give_the_events_of_the_states(content: str) -> None:
         mp.setattr(Engine, "_arm_text", lambda self: setattr(self, "scan_text", None))
         mp.setattr(Engine, "_arm_inline", lambda self: None)
         mp.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
         mp.setattr(ScanState, "fast", lambda self, eng, text: None)
         slow = {label: run(chunks, formats=["hermes"]) for label, chunks in chunkings(text).items()}  # type: ignore[arg-type]
     for label in fast:
@@ -106,6 +113,45 @@ def test_a_split_escape_holds_only_its_backslash() -> None:
     last = parser.feed('n"}}</tool_call>')
     assert [e.arguments for e in last if isinstance(e, ToolCallDelta)] == ['\\n"}']
     assert [e.call.arguments for e in last if isinstance(e, ToolCallEnd)] == [{"q": 'abc\\x"y\n'}]
+
+
+def test_a_chunk_of_complete_escapes_streams_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = StreamParser(formats=["hermes"])
+    parser.feed('<tool_call>{"name": "f", "arguments": {"q": "ab')
+    parser.feed("cd")  # (armed)
+
+    def general(*args: object) -> None:
+        raise AssertionError("the chunk left the inlined path")
+
+    monkeypatch.setattr(Engine, "_hot", general)
+    monkeypatch.setattr(Engine, "_run", general)
+    for chunk in ('\\"x', "\\\\", "n\\t", "\\u00e9z"):
+        assert [(e.index, e.arguments) for e in parser.feed(chunk)] == [(0, chunk)]
+    monkeypatch.undo()
+    events = parser.feed('"}}</tool_call>') + parser.close()
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call.arguments for e in ends] == [{"q": 'abcd"x' + "\\" + "n\té" + "z"}]
+
+
+@pytest.mark.parametrize("closer", ["\n</tool_call>\nok", "\n</tool_callx>\nok", "\n</tool_call"])
+def test_a_closer_arriving_in_pieces_is_only_kept_while_it_is_undecided(
+    closer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    head = '<tool_call>{"name": "f", "arguments": {"q": 1}}'
+    reference = merge_events(run([head, closer], formats=["hermes"]))
+    parser = StreamParser(formats=["hermes"])
+    events = parser.feed(head) + parser.feed(closer[:3])  # "\n</": the state waits for the rest of the closer
+    real_run = Engine._run
+    ran: list[bool] = []
+    monkeypatch.setattr(Engine, "_run", lambda self, final: ran.append(True) or real_run(self, final))
+    for i in range(3, len(closer)):
+        ran.clear()
+        events += parser.feed(closer[i])
+        undecided = "\n</tool_call>".startswith(closer[: i + 1]) and i + 1 < len("\n</tool_call>")
+        assert not (undecided and ran), closer[: i + 1]  # kept by the engine, the states not stepped
+    events += parser.close()
+    assert merge_events(events) == reference
+    assert parser.stats.largest_holdback >= len("</tool_call")
 
 
 @pytest.mark.parametrize("split", [True, False])
@@ -181,10 +227,18 @@ def test_events_built_by_the_private_constructors_equal_and_hash_like_the_classe
         (text_delta("hi"), TextDelta("hi")),
         (reasoning_delta("hm"), ReasoningDelta("hm")),
         (tool_call_delta(2, '{"a"'), ToolCallDelta(2, '{"a"')),
+        (tool_call_start(1, "call_1", "f"), ToolCallStart(1, "call_1", "f")),
     ]
+    call = ("call_1", "f", {"a": 1}, '{"a": 1}', "hermes", "<tool_call>", False, ["trailing_comma"], "pass", None)
+    fast_call, built_call = tool_call(*call), ToolCall(*call)  # type: ignore[arg-type]
+    pairs += [(fast_call, built_call), (tool_call_end(1, fast_call), ToolCallEnd(1, built_call))]
     for fast, built in pairs:
         assert fast == built and type(fast) is type(built) and repr(fast) == repr(built)
-        assert hash(fast) == hash(built)
+        if isinstance(fast, ToolCall | ToolCallEnd):  # (a call holds a dict: unhashable, built either way)
+            with pytest.raises(TypeError):
+                hash(fast)
+        else:
+            assert hash(fast) == hash(built)
         field = dataclasses.fields(fast)[0].name
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(fast, field, None)
@@ -280,6 +334,7 @@ def test_word_and_start_markers_are_released_when_the_states_release_them(text: 
         mp.setattr(Engine, "_arm_text", lambda self: setattr(self, "scan_text", None))
         mp.setattr(Engine, "_arm_inline", lambda self: None)
         mp.setattr(Engine, "_hot", lambda self, hot, text, limit: None)
+        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
         mp.setattr(ScanState, "fast", lambda self, eng, text: None)
         slow = {label: _per_feed(chunks) for label, chunks in cuts.items()}
     for label in fast:

@@ -8,17 +8,33 @@
 from __future__ import annotations
 
 import json
+import json.scanner
 import logging
+from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..events import Event, ToolCall, ToolCallEnd, ToolCallRejected, ToolCallStart, tool_call_delta
+from ..events import Event, ToolCall, ToolCallRejected, tool_call, tool_call_delta, tool_call_end, tool_call_start
 from ..rejections import Reason
 from ..stats import ParserStats
 from .json_reader import NEEDS_ESCAPE
 from .parts import Parts, RawText
+
+# The C scanner json.loads ends in (typeshed types make_scanner's argument oddly).
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)`` without its Python layers, for the commonest text (a value, nothing around it);
+    anything else, errors included, goes through ``json.loads`` itself (same result, same message)."""
+    try:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
+
 
 log = logging.getLogger("streamparse")
 
@@ -230,7 +246,7 @@ class CallLifecycle:
             cand.id = f"{self.cfg.id_prefix}{cand.index}"
         cand.started = True
         self.started_calls.append(cand)
-        self.events.append(ToolCallStart(cand.index, cand.id, name))
+        self.events.append(tool_call_start(cand.index, cand.id, name))
 
     def args(self, text: str) -> None:
         cand = self.call
@@ -338,7 +354,7 @@ class CallLifecycle:
         if cand.pending:
             self._flush_deltas(cand)
         try:
-            args = json.loads(args_json)
+            args = _loads(args_json)
         except (ValueError, RecursionError) as exc:
             self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
             return
@@ -359,7 +375,7 @@ class CallLifecycle:
                 return
             validation = "pass"
         assert cand.index is not None and cand.id is not None
-        call = ToolCall(
+        call = tool_call(
             cand.id,
             cand.name,
             args,
@@ -389,7 +405,7 @@ class CallLifecycle:
             call.validation,
         )
         cand.outcome = call
-        self.events.append(ToolCallEnd(cand.index, call))
+        self.events.append(tool_call_end(cand.index, call))
 
     def fail_call(self, reason: str, detail: str, end: int) -> None:
         """Reject the open call; its markup up to ``end`` is the rejection's raw text."""

@@ -49,6 +49,7 @@ _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
 _set_index = slot_setter(ToolCallDelta, "index")
 _set_arguments = slot_setter(ToolCallDelta, "arguments")
+_DQ_FULL = DQ_RUN.fullmatch
 
 
 # A handler decides what a found marker means: True = handled (pos advanced / state changed),
@@ -275,6 +276,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.hot_special: Callable[[str], object] | None = None
         # The armed JSON string path held a lone backslash (an escape split across chunks) at ``buf[pos]``.
         self.hot_bs = False
+        self.wait: tuple[str, int] | None = None  # a closer's prefix is held: FastPaths.wait_for
         self.bytes_in = 0
         self.chars_in = 0
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
@@ -303,9 +305,10 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         if type(chunk) is str and chunk:
             hot_special = self.hot_special
             if hot_special is not None:
-                if hot_special(chunk) is None:
-                    # No quote, backslash or control character: plain content of the argument string
-                    # streaming, verbatim argument text.
+                if hot_special(chunk) is None or _DQ_FULL(chunk) is not None:
+                    # No quote, backslash or control character, or only complete escapes (a code line's
+                    # ``\"`` or ``\n``): plain content of the argument string streaming, verbatim argument
+                    # text. (A final lone backslash is the general path's: ``_hot`` holds it.)
                     n = len(chunk)
                     self.chars_in += n
                     hot_call: Candidate = self.call  # type: ignore[assignment]
@@ -360,6 +363,8 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         if limit is not None and n and not self._fits(text):
             return self._feed_limited(text, limit)
         if n:
+            if self.wait is not None and self._still_waiting(text):
+                return []
             hot = self.hot
             if hot is not None:
                 # Armed: an open call streams an argument string (a split escape's "\" may be held).
@@ -431,7 +436,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
     def _run(self, final: bool) -> None:
         self.hot = None
         self.hot_special = None
-        self.text_search = self.held_scan = None
+        self.text_search = self.held_scan = self.wait = None
         while self.state.step(self, final):
             pass
         call = self.call
@@ -444,7 +449,10 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                 buf = self.buf
                 if armed[0] is DQ_RUN and self.pos == len(buf) - 1 and buf[-1] == "\\":
                     self.hot_bs = True  # the state holds a split escape's backslash: the armed path takes it
-        self._arm_text()
+        if call is None or self.call is None:
+            self._arm_text()
+        else:
+            self.scan_text = None  # (what _arm_text gives while a call is open)
 
     def _arm_text(self) -> None:
         """The visible-text path is open when the scanner rests in a plain text scope (``scan_text``, the

@@ -52,6 +52,7 @@ class FastPaths:
     hot_escape: bool
     hot_bs: bool
     hot_special: Callable[[str], object] | None
+    wait: tuple[str, int] | None
     state: Any
     seen_output: bool
     released: int
@@ -174,6 +175,25 @@ class FastPaths:
         if m.end() == len(joined):
             return self._text_tail(joined, pos, m.start())
         return None
+
+    def wait_for(self, marker: str, start: int) -> None:
+        """A state holds ``buf[start:]``, a proper prefix of ``marker``, and only more of it can change its
+        answer (a call's closer arriving in pieces): until the held text is the whole marker or stops being
+        a prefix of it, chunks are only kept (``_still_waiting``), as the state's step would keep them."""
+        if self.limit is None:
+            self.wait = (marker, start - self.pos)
+
+    def _still_waiting(self, text: str) -> bool:
+        """``text`` keeps the held text a proper prefix of the awaited marker: kept, nothing else changes."""
+        marker, offset = self.wait  # type: ignore[misc]
+        buf = self.buf + text
+        start = self.pos + offset
+        if len(buf) - start >= len(marker) or not buf.startswith(marker[: len(buf) - start], start):
+            return False
+        self.buf = buf
+        if len(buf) - self.pos > self.largest_hold:
+            self.note_hold(len(buf) - self.pos)
+        return True
 
     def _hot(self, hot: re.Pattern[str], text: str, limit: int | None) -> list[Event] | None:
         """The armed path: an open call streams an argument string and ``text`` is plain content of it

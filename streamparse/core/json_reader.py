@@ -158,7 +158,7 @@ class JsonReader:
         out = self.out
         while pos < n:
             state = self.state
-            if state in (DONE, ERROR):
+            if state >= DONE:  # (DONE or ERROR)
                 return pos
             if state == STRING:
                 q = self.quote
@@ -167,24 +167,26 @@ class JsonReader:
                     if run_end > pos:
                         piece = buf[pos:run_end]
                         out.append(piece)
-                        if self.is_key:
-                            self._key(piece)
+                        if self.is_key and self.keylen < KEY_MAX:  # (_key, inlined)
+                            self.keyparts.append(piece)
+                            self.keylen += len(piece)
                         pos = run_end
                         if pos >= n:
                             return n
-                special = DQ_SPECIAL if q == '"' else _SQ_SPECIAL
-                m = special.search(buf, pos)
-                if m is None:
-                    out.append(buf[pos:])
-                    if self.is_key:
-                        self._key(buf[pos:])
-                    return n
-                j = m.start()
-                if j > pos:
-                    piece = buf[pos:j]
-                    out.append(piece)
-                    if self.is_key:
-                        self._key(piece)
+                    j = pos  # a run stops only at a DQ_SPECIAL character: no search for it
+                else:
+                    m = _SQ_SPECIAL.search(buf, pos)
+                    if m is None:
+                        out.append(buf[pos:])
+                        if self.is_key:
+                            self._key(buf[pos:])
+                        return n
+                    j = m.start()
+                    if j > pos:
+                        piece = buf[pos:j]
+                        out.append(piece)
+                        if self.is_key:
+                            self._key(piece)
                 c = buf[j]
                 if c == "\\":
                     if j + 1 >= n:

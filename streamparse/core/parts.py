@@ -4,9 +4,10 @@ A call's arguments and raw markup arrive in pieces as small as one character. Ke
 piece costs a string object and a list slot (about 60 bytes for a 2-character piece); kept here, pieces are
 joined in groups of :data:`FAN` as they come and the groups are joined again a level up, so at most
 ``FAN - 1`` strings wait on each level and the overhead stays a few kilobytes whatever the chunking. The
-top level (:data:`LEVELS`), or a lower one whose strings are already long (:data:`BLOCK`), only collects
-and never joins, so no step copies more than one such block at a time (a join of everything would briefly
-double the memory, and the allocator keeps what a large transient copy freed), and each character is
+top level (:data:`LEVELS`) only collects; a level below it holds at most :data:`BLOCK` characters and sends
+them up joined before a block would take it past that, so no step copies more than one such block at a
+time (a join of everything would briefly double the memory, and the allocator keeps what a large
+transient copy freed), the top level's strings are long whatever the chunking, and each character is
 copied at most ``LEVELS`` times.
 
 :class:`RawText` is a call's raw markup. Most of it is usually the arguments text itself (a JSON string
@@ -24,21 +25,22 @@ __all__ = ["BLOCK", "FAN", "LEVELS", "Parts", "RawText"]
 
 FAN = 32
 LEVELS = 3
-# A level whose FAN strings hold more characters than this is not joined (a join briefly holds the text
-# twice): it keeps collecting, older text stays above it, so a 64-character chunking's transient copy is
-# 64 KB, not 2 MB.
-BLOCK = 1 << 16
+# The most characters one join copies (a join briefly holds the text twice, and the allocator keeps what
+# it freed): 16 KB, not 2 MB, at a 64-character chunking, whose text ends in 16 KB strings (0.4 % of
+# overhead), not 2 KB ones (3 %).
+BLOCK = 1 << 14
 
 
 class Parts:
     """``append(piece)``, ``join() -> str``; truthy once anything (even ``""``) was appended."""
 
-    __slots__ = ("tail", "levels", "tap", "size")
+    __slots__ = ("tail", "levels", "sizes", "tap", "size")
 
     def __init__(self) -> None:
         self.size = 0  # characters appended so far
         self.tail: list[str] = []  # the newest pieces, as appended
-        self.levels: list[list[str]] = []  # levels[k]: joins of FAN strings of level k-1 (older than level k-1)
+        self.levels: list[list[str]] = []  # levels[k]: joins of strings of level k-1 (older than level k-1)
+        self.sizes: list[int] = []  # characters held by each level
         # Pieces appended since a reader last took them (running snapshots, StreamParser.snapshot): set by
         # the reader, so nothing is spent on it unless snapshots are asked for.
         self.tap: Parts | None = None
@@ -55,16 +57,36 @@ class Parts:
     def _carry(self) -> None:
         block = "".join(self.tail)
         self.tail = []
-        levels = self.levels
-        for k, level in enumerate(levels):
+        self._push(0, block)
+
+    def _push(self, k: int, block: str) -> None:
+        """``block`` (the newest text) into level ``k``. Below the top a level holds fewer than FAN strings
+        of at most BLOCK characters in all; a full one is joined into one string for the level above, a
+        block that would take it past BLOCK first sends up what it holds (joined: one copy of at most BLOCK
+        characters at a time), and a block as long as BLOCK goes up as it is."""
+        levels, sizes = self.levels, self.sizes
+        if k == len(levels):
+            levels.append([])
+            sizes.append(0)
+        level = levels[k]
+        if k == LEVELS - 1:
             level.append(block)
-            if len(level) < FAN or k == LEVELS - 1 or len(level) > FAN:
-                return
-            if sum(map(len, level)) > BLOCK:
-                return  # too long to join (the join would hold a second copy): this level keeps growing
-            block = "".join(level)
+            return
+        if level and sizes[k] + len(block) > BLOCK:
+            held = level[0] if len(level) == 1 else "".join(level)
             level.clear()
-        levels.append([block])
+            sizes[k] = 0
+            self._push(k + 1, held)
+        if len(block) >= BLOCK:
+            self._push(k + 1, block)
+            return
+        level.append(block)
+        sizes[k] += len(block)
+        if len(level) >= FAN:
+            held = "".join(level)
+            level.clear()
+            sizes[k] = 0
+            self._push(k + 1, held)
 
     def pieces(self) -> list[str]:
         """The strings held, oldest first (their concatenation is ``join()``)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, State
-from ..core.json_reader import DQ_RUN, STRING, JsonReader
+from ..core.json_reader import DONE, DQ_RUN, ERROR, STRING, JsonReader
 from ..core.lookahead import skip_ws, starts_or_prefix
 from ..rejections import Reason
 from .call_fields import CallExtractor, args_value
@@ -91,6 +91,8 @@ class _JsonBody(State):
         for closer in self.closers:
             ok = starts_or_prefix(buf, j, closer)
             if ok is None and not final:
+                if not self.fenced:  # (a fence's end would decide first)
+                    eng.wait_for(closer, j)  # only more of it can change this answer: the engine keeps it
                 return False
             if ok:
                 self._finish(eng, j + len(closer))
@@ -230,19 +232,20 @@ class JsonCallState(_JsonBody):
             reader = sink.reader
             start = eng.pos
             eng.pos = end = reader.feed(eng.buf, start, final)
-            if sink.streaming:
+            if sink.args_depth >= 0 and sink.args_kind == "{":  # (sink.streaming, inlined: once per chunk)
                 _stream_args(eng, reader.drain(), start, end)
             elif eng.call is not None and eng.call.closed:
                 reader.drain()  # rejected too_large: keep reading to its end, buffering nothing
-            if reader.failed:
+            state = reader.state
+            if state < DONE:
+                return False
+            if state == ERROR:
                 if eng.call is not None:
                     eng.call.reject, eng.call.detail = Reason.MALFORMED, f"invalid JSON: {reader.error}"
                 self.phase = 2
                 return True
-            if reader.done:
-                self.phase = 1
-                return True
-            return False
+            self.phase = 1
+            return True
         if self.phase == 1:
             return self._close(eng, final)
         return self._recover(eng, final)
