@@ -10,14 +10,14 @@ slower second half is confirmed by a run at half the size (linear: half the time
 before it counts. One run at one size does what a 1 MB and a 10 MB run did, with no cross-run bias, and a
 busy machine slows both halves alike. Then the whole input is fed at once (as
 ``parse()`` does: a state that scans the rest of the buffer per marker shows up here); that feed gets a
-CPU-time budget (4x the chunked run, at least 1 s) and is stopped there, so a quadratic case is reported
+CPU-time budget (3x the chunked run, at least 1 s) and is stopped there, so a quadratic case is reported
 as such instead of running for hours. Last, the tracemalloc peak while parsing (full run only; the input is
 built before tracing starts, so the peak is what the parser holds; a malformed call is swallowed to its
 closer and keeps its raw markup, so O(call) peaks are expected there), and one 50 MB string argument
 (``--quick``: 10 MB), with and without ``max_call_chars``.
 
     python benchmarks/pathological.py            # all cases, 4 KB chunks (about 5 min of CPU)
-    python benchmarks/pathological.py --quick    # all cases at 1 MB, no tracemalloc (about 20 s)
+    python benchmarks/pathological.py --quick    # all cases at 1 MB, one run, no tracemalloc (about 15 s)
     python benchmarks/pathological.py --chunk 4  # token-sized chunks (slower)
     python benchmarks/pathological.py --only lt,nested
 
@@ -46,7 +46,7 @@ MB = 1_000_000
 TARGET_HALVES = 1.3  # second half / first half of one run: 1.0 when linear, ~3 when quadratic
 MIN_JUDGED = 0.1  # CPU seconds: a faster run is timer and cache noise, too short to judge
 WHOLE_SLACK, WHOLE_MIN = 2.0, 0.5  # one feed of everything may cost 2x the chunked run (or 0.5 s) at most
-BUDGET_FACTOR, BUDGET_MIN = 4.0, 1.0  # ... and is stopped at 4x the chunked run (at least 1 s of CPU)
+BUDGET_FACTOR, BUDGET_MIN = 3.0, 1.0  # ... and is stopped at 3x the chunked run (at least 1 s of CPU)
 
 # Openers of many formats, each left open: every one must be released or rejected, never held forever.
 OPENERS = (
@@ -232,12 +232,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--formats", default="auto", help="formats option (default auto)")
     ap.add_argument("--only", default="", help="comma-separated case names")
     ap.add_argument("--size", type=float, default=None, help="MB per case (default 4, --quick 1)")
-    ap.add_argument("--repeat", type=int, default=2, help="chunked runs per case, the best half kept (default 2)")
+    ap.add_argument("--repeat", type=int, default=None, help="chunked runs per case, the best half kept (2; quick: 1)")
     ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc runs")
     ap.add_argument("--big", type=int, default=None, help="size of the one-string case in MB (default 50)")
     ap.add_argument("--quick", action="store_true", help="1 MB per case, no tracemalloc, a 10 MB string")
     args = ap.parse_args(argv)
     size_mb = args.size or (1.0 if args.quick else 4.0)
+    args.repeat = args.repeat or (1 if args.quick else 2)
     big_mb = args.big or (10 if args.quick else 50)
     no_memory = args.no_memory or args.quick
     formats = args.formats if args.formats == "auto" else args.formats.split(",")
@@ -245,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     failures = 0
     print(
         f"benchmarks/pathological.py{' --quick' if args.quick else ''}: takes about "
-        f"{'20 s' if args.quick else '5 min'} of CPU; {len(wanted)} cases at {size_mb:g} MB, chunk={args.chunk} "
+        f"{'15 s' if args.quick else '5 min'} of CPU; {len(wanted)} cases at {size_mb:g} MB, chunk={args.chunk} "
         f"chars, formats={args.formats}, best of {args.repeat}, python {sys.version.split()[0]}, CPU time"
     )
     width = max(map(len, wanted))
