@@ -16,7 +16,7 @@ built before tracing starts, so the peak is what the parser holds; a malformed c
 closer and keeps its raw markup, so O(call) peaks are expected there), and one 50 MB string argument
 (``--quick``: 10 MB), with and without ``max_call_chars``.
 
-    python benchmarks/pathological.py            # all cases, 4 KB chunks (about 5 min of CPU)
+    python benchmarks/pathological.py            # all cases, 4 KB chunks (about 4 min of CPU)
     python benchmarks/pathological.py --quick    # all cases at 1 MB, one run, no tracemalloc (about 15 s)
     python benchmarks/pathological.py --chunk 4  # token-sized chunks (slower)
     python benchmarks/pathological.py --only lt,nested
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     failures = 0
     print(
         f"benchmarks/pathological.py{' --quick' if args.quick else ''}: takes about "
-        f"{'15 s' if args.quick else '5 min'} of CPU; {len(wanted)} cases at {size_mb:g} MB, chunk={args.chunk} "
+        f"{'15 s' if args.quick else '4 min'} of CPU; {len(wanted)} cases at {size_mb:g} MB, chunk={args.chunk} "
         f"chars, formats={args.formats}, best of {args.repeat}, python {sys.version.split()[0]}, CPU time"
     )
     width = max(map(len, wanted))

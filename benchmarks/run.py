@@ -16,7 +16,7 @@ a ratio alike; ratios are what the goals are about (issue 19), absolute numbers 
 4. Formats: every format's own example in the same prose, per chunk, against Hermes (goal <= 1.2x), and
    ``formats="auto"`` against the one format on Hermes, Qwen3-Coder and plain text (goal <= 1.1x).
 
-``--quick`` (about 10 s of CPU) runs fewer tokens and repeats and skips re-parse; the full run about 5 minutes.
+``--quick`` (about 10 s of CPU) runs fewer tokens and repeats and skips re-parse; the full run about a minute.
 """
 
 from __future__ import annotations
@@ -470,7 +470,7 @@ def main() -> None:
     rounds = args.rounds or (5 if quick else 9)
     sizes = [int(s) for s in (args.sizes or ("1000,16000" if quick else "1000,16000,64000")).split(",")]
     print(
-        f"benchmarks/run.py{' --quick' if quick else ''}: takes about {'10 s' if quick else '5 min'} of CPU; "
+        f"benchmarks/run.py{' --quick' if quick else ''}: takes about {'10 s' if quick else '1 min'} of CPU; "
         f"python {sys.version.split()[0]}; chunks of 1-6 chars; best of {repeat} (formats: median of {rounds} paired "
         "rounds), CPU time"
     )
