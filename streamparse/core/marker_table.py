@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .scanner import START, WORD, MarkerSet, marker_set, split_ns
-
-if TYPE_CHECKING:
-    from .engine import Engine
 
 __all__ = ["Handler", "MarkerTable"]
 
 # A handler decides what a found marker means: True = handled (pos advanced / state changed),
 # False = not this handler, None = cannot decide before more input arrives (hold from the marker).
-Handler = Callable[["Engine", int, int, bool], "bool | None"]
+# The first argument is the Engine (typed Any: core/engine.py imports this module, not the other way round).
+Handler = Callable[[Any, int, int, bool], "bool | None"]
 
 
 class MarkerTable:
