@@ -79,6 +79,12 @@ TEXTS: dict[str, str] = {
     "kimi_k3": '<|open|>tools<|sep|><|open|>call tool="get_weather"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|open|>argument key="days" type="integer"<|sep|>3<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
     "muse": '<atem:function_calls>\n<atem:invoke name="get_weather">\n<atem:parameter name="city">Paris</atem:parameter>\n<atem:parameter name="days">3</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
     "gigachat35": f'<{G}tool_calls><{G}invoke name="get_weather"><{G}parameter name="city" string="true">Paris</{G}parameter><{G}parameter name="days" string="false">3</{G}parameter></{G}invoke></{G}tool_calls>',
+    "ernie45": '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}</tool_call>',
+    "granite_20b_fc": '<function_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}',
+    "inkling": '<|content_invoke_tool_json|>{"name": "get_weather", "args": {"city": "Paris", "days": 3}}<|end_message|>',
+    # Values are stripped, so the tag writes a newline after each tag as the template does.
+    "dots": '<dots_function_call><invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke></dots_function_call>',
+    "k2_horizon": "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value><ifm|arg_key>days</ifm|arg_key><ifm|arg_value>3</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
 }
 
 # The xgrammar / vLLM tag of vLLM's own parser for the family.
