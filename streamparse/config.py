@@ -104,8 +104,10 @@ class Tables:
         # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
         primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
         primed["<think>"] = [written_opener(self.reasoning["</think>"])]
-        for closer in set(REASONING.values()):  # the prompt may have opened any family's reasoning
+        for opener, closer in REASONING.items():  # the prompt may have opened any family's reasoning
             primed.setdefault(closer, []).insert(0, pop_scope)
+            # ... and the model may write that family's opener anyway (PLaMo 3, openPangu's [unused16])
+            primed.setdefault(opener, [written_opener(self.reasoning[closer])])
         primed_ns: dict[str, list[Handler]] = {}
         if not promote:
             for k in calls:

@@ -79,7 +79,7 @@ LLAMA31 = ("llama3_json", "function_tag")
 PYTHONIC_LLAMA = ("pythonic", "llama3_json")
 
 # (model id as users write it, family, formats, start_in_reasoning)
-CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
+CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     # Qwen
     ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder", QWEN3_CODER, False),
     ("unsloth/Qwen3-Coder-480B-A35B-Instruct-GGUF", "qwen3-coder", QWEN3_CODER, False),
@@ -243,12 +243,26 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("cohere-north", "cohere-north", ("command_r",), False),
     ("MiniMaxAI/MiniMax-M3", "minimax-m3", ("minimax_m3",), False),
     ("MuseGlimmer-8B", "muse-glimmer", ("muse",), False),
+    # Reasoning-parser registries (vLLM vllm/reasoning/, SGLang DetectorMap): tests/test_reasoning_registry.py
+    ("ai-sage/GigaChat3.5-10B-A1.8B-Reasoning", "gigachat-3.5-reasoning", ("gigachat35",), True),
+    ("moonshotai/Kimi-K2.5", "kimi-k2.5", ("kimi_k2",), True),
+    ("Tele-AI/TeleChat4-35B", "telechat", "auto", True),
+    ("XingChen4-32B", "xingchen-4", "auto", True),
+    ("LGAI-EXAONE/EXAONE-4.0-32B", "exaone-4", "auto", False),
+    ("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", "hyperclovax-seed-think", "auto", False),
+    ("internlm/Intern-S1-mini", "intern-s1", ("internlm",), False),
+    ("IQuestLab/IQuest-Coder-V1-40B-Instruct", "iquest", "auto", True),
+    ("Kolibri1-8B", "kolibri", HERMES, False),
+    ("FreedomIntelligence/openPangu-Embedded-7B-V1.1", "openpangu", "auto", True),
+    ("RWKV/rwkv7-g1a-2.9b", "rwkv", "auto", False),
+    ("pfnet/plamo-3-31b", "plamo-3", "auto", True),
+    ("Hcompany/Holo2-8B", "holo-2", HERMES, True),
 ]
 
 
 @pytest.mark.parametrize(("model_id", "family", "formats", "reasoning"), CASES, ids=[c[0] for c in CASES])
 def test_real_world_ids_map_to_family_formats_and_reasoning(
-    model_id: str, family: str, formats: tuple[str, ...], reasoning: bool
+    model_id: str, family: str, formats: tuple[str, ...] | str, reasoning: bool
 ) -> None:
     preset = preset_for(model_id)
     assert (preset.family, preset.formats, preset.start_in_reasoning, preset.matched) == (
@@ -308,9 +322,10 @@ def test_known_ids_do_not_log(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_every_format_a_preset_names_is_canonical() -> None:
-    named = {fmt for rule in RULES for fmt in rule.formats}
+    listed = [rule.formats for rule in RULES if rule.formats != "auto"]  # "auto": the call format is unknown
+    named = {fmt for formats in listed for fmt in formats}
     assert named <= CANONICAL_FORMATS, named - CANONICAL_FORMATS
-    assert all(rule.formats and len(set(rule.formats)) == len(rule.formats) for rule in RULES)
+    assert all(formats and len(set(formats)) == len(formats) for formats in listed)
 
 
 def test_every_rule_pattern_is_free_of_nested_quantifiers() -> None:
