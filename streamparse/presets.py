@@ -202,6 +202,8 @@ RULES: tuple[Rule, ...] = (
     # -- IBM, Microsoft, Shanghai AI Lab, Cohere ----------------------------------------------------------
     Rule(r"granite-?20b-?function", "granite-20b-fc", ("granite_20b_fc",),
          note="'<function_call> ' and a JSON call object, no closer"),
+    Rule(r"granite-?4\.[2-9]", "granite-4.2", _QWEN3_CODER, True,
+         note="Nemotron V3's format: <think> opened by the prompt unless enable_thinking=false, XML calls"),
     Rule(r"granite-?4", "granite-4", _HERMES),
     Rule(r"granite-?3\.[1-9]", "granite-3.1", ("granite",), note="list after a plain <tool_call>"),
     Rule(r"granite-?3(?:\.0)?(?![.\d])", "granite-3.0", ("granite",), note="list after <|tool_call|>"),
@@ -232,6 +234,7 @@ RULES: tuple[Rule, ...] = (
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
+    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, note="Qwen3's grammar; the model writes <think> (enable_thinking)"),
     Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), note="steptml invokes; Step-3.5 is another family"),
     Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),
          note="IFM calls (xml or json dialect); reasons in <ifm|think>, _fast or _faster by reasoning effort"),
@@ -289,6 +292,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"rwkv", "rwkv", "auto", note="enable_thinking=true (off by default) opens <think> in the prompt"),
     Rule(r"plamo-?3", "plamo-3", "auto", True,
          note="the prompt opens <|plamo:begin_think:plamo|> unless enable_thinking=false"),
+    Rule(r"berry-?lm", "berrylm", _QWEN3_CODER, True,
+         note="<think> opened by the prompt unless enable_thinking=false; Qwen3-Coder XML calls end it"),
     Rule(r"holo-?2", "holo-2", _HERMES, True,
          note="Qwen3-VL fine-tune; thinking on by default: the prompt opens <think>"),
     # -- Mistral: sub-brands first, since several contain "mistral" ------------------------------------
@@ -380,7 +385,7 @@ THINKING_PRIMES = frozenset(
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
         "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
         "gigachat-3.5", "gigachat-3.5-reasoning", "kimi-k2.5", "telechat", "xingchen-4", "exaone-4",
-        "hyperclovax-seed-think", "iquest", "openpangu", "rwkv", "plamo-3", "holo-2",
+        "hyperclovax-seed-think", "iquest", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
     }
 )  # fmt: skip
 # `reasoning`: Cohere's and GigaChat 3.5's templates; `think`: openPangu's.

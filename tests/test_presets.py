@@ -257,6 +257,9 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("RWKV/rwkv7-g1a-2.9b", "rwkv", "auto", False),
     ("pfnet/plamo-3-31b", "plamo-3", "auto", True),
     ("Hcompany/Holo2-8B", "holo-2", HERMES, True),
+    ("ibm-granite/granite-4.2-8b", "granite-4.2", QWEN3_CODER, True),
+    ("BerryLM-7B", "berrylm", QWEN3_CODER, True),
+    ("openbmb/MiniCPM-V-4_5", "minicpm-v", QWEN3_CODER, False),
 ]
 
 

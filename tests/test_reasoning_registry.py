@@ -26,6 +26,7 @@ _KIMI_CALL = (
     '{"filePath": "file.txt"}<|tool_call_end|><|tool_calls_section_end|>'
 )
 _INTERN_CALL = '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>'
+_QWEN_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"
 _WEATHER = [("get_weather", {"city": "Paris"})]
 
 # (registered parser name, model id, chat_template_kwargs, output, reasoning, text, calls)
@@ -89,6 +90,15 @@ CASES: list[Case] = [
      "I should read that file", "", [("read", {"filePath": "file.txt"})]),
     ("kimi_k25", "moonshotai/Kimi-K2.5", None, "<think>I should read that file</think>" + _KIMI_CALL,
      "I should read that file", "", [("read", {"filePath": "file.txt"})]),
+    # parser-engine families (vllm/parser/): Granite 4.2 is Nemotron V3's format, BerryLM primes and its
+    # <tool_call> ends unclosed reasoning, MiniCPM-V is Qwen3's grammar with thinking off by default
+    ("granite_thinking_engine", "ibm-granite/granite-4.2-8b", None, "Plan.\n</think>\n" + _QWEN_CALL, "Plan.", "",
+     _WEATHER),
+    ("granite_thinking_engine", "ibm-granite/granite-4.2-8b", {"enable_thinking": False}, "Answer.", "", "Answer.", []),
+    ("berrylm_engine", "BerryLM-7B", None, "Weather." + _QWEN_CALL, "Weather.", "", _WEATHER),
+    ("minicpmv", "openbmb/MiniCPM-V-4_5", None, "Answer.", "", "Answer.", []),
+    ("minicpmv", "openbmb/MiniCPM-V-4_5", {"enable_thinking": True}, "<think>Plan.</think>Answer.", "Plan.",
+     "Answer.", []),
     # GigaChat 3.5: reasoning=true opens <think>; the Reasoning release always does
     ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", {"reasoning": True}, "Plan.</think>Answer.", "Plan.", "Answer.", []),
     ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", None, "Answer.", "", "Answer.", []),
@@ -152,6 +162,10 @@ def test_registered_parser_case_is_the_same_unprimed(
         ("ai-sage/GigaChat3.5-10B-A1.8B", None, False),
         ("ai-sage/GigaChat3.5-10B-A1.8B", {"reasoning": True}, True),
         ("ai-sage/GigaChat3.5-10B-A1.8B-Reasoning", None, True),
+        ("ibm-granite/granite-4.2-8b", None, True),
+        ("ibm-granite/granite-4.2-8b", {"enable_thinking": False}, False),
+        ("BerryLM-7B", None, True),
+        ("openbmb/MiniCPM-V-4_5", {"enable_thinking": True}, False),
     ],
 )
 def test_the_request_switch_decides_priming_as_the_engines_parser_does(
@@ -170,3 +184,13 @@ def test_a_tool_section_inside_a_written_think_block_is_reasoning_unless_promote
     assert (kept.reasoning, calls(kept)) == ("I should read that file" + _KIMI_CALL, [])
     promoted = check_stream(output, **options, calls_in_reasoning="promote")
     _check(promoted, "I should read that file", "", [("read", {"filePath": "file.txt"})])
+
+
+@pytest.mark.parametrize(
+    ("opener", "closer"),
+    [(_PLAMO_OPEN, _PLAMO_CLOSE), ("[unused16]", "[unused17]"), ("<mm:think>", "</mm:think>"), ("◁think▷", "◁/think▷")],
+)
+def test_an_opener_the_model_writes_at_the_start_of_primed_reasoning_is_markup(opener: str, closer: str) -> None:
+    """vLLM's plamo3 and pangu (R1) parsers drop a begin tag the model repeats after the prompt opened it."""
+    result = check_stream(f"{opener}Plan.{closer}Answer.", formats="auto", start_in_reasoning=True)
+    _check(result, "Plan.", "Answer.", [])
