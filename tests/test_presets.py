@@ -182,7 +182,8 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("google/gemma-4-31b-it", "gemma-4", ("gemma4",), False),
     ("google/functiongemma-270m-it", "functiongemma", ("gemma4",), False),
     ("ibm-granite/granite-3.0-8b-instruct", "granite-3.0", ("granite",), False),
-    ("granite3.2:8b", "granite-3.1", ("granite",), False),
+    ("granite3.2:8b", "granite-3.2", ("granite", "granite_thinking"), False),
+    ("ibm-granite/granite-3.3-8b-instruct", "granite-3.2", ("granite", "granite_thinking"), False),
     ("ibm-granite/granite-3.1-8b-instruct", "granite-3.1", ("granite",), False),
     ("ibm-granite/granite-4.0-h-small", "granite-4", HERMES, False),
     ("granite4:tiny-h", "granite-4", HERMES, False),
@@ -411,7 +412,7 @@ def test_normalize_strips_org_quantisation_and_routing_suffixes(model_id: str, e
         ("MiniMaxAI/MiniMax-M1-40k", "minimax-m1"),
         ("MiniMax-M2", "minimax-m2"),
         # Granite 4 vs 3.x
-        ("granite3.3:8b", "granite-3.1"),
+        ("granite3.3:8b", "granite-3.2"),
         ("granite3-dense:8b", "granite-3.0"),
         ("ibm-granite/granite-4.0-micro", "granite-4"),
     ],

@@ -99,6 +99,10 @@ CASES: list[Case] = [
     ("minicpmv", "openbmb/MiniCPM-V-4_5", None, "Answer.", "", "Answer.", []),
     ("minicpmv", "openbmb/MiniCPM-V-4_5", {"enable_thinking": True}, "<think>Plan.</think>Answer.", "Plan.",
      "Answer.", []),
+    # vLLM's granite parser: Granite 3.2/3.3 with thinking=true write both plain-text markers
+    ("granite", "ibm-granite/granite-3.2-8b-instruct", {"thinking": True},
+     "Here is my thought process:\nPlan.\nHere is my response:\nAnswer.", "Plan.", "Answer.", []),
+    ("granite", "ibm-granite/granite-3.3-8b-instruct", None, "Answer.", "", "Answer.", []),
     # GigaChat 3.5: reasoning=true opens <think>; the Reasoning release always does
     ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", {"reasoning": True}, "Plan.</think>Answer.", "Plan.", "Answer.", []),
     ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", None, "Answer.", "", "Answer.", []),
@@ -132,7 +136,8 @@ def test_registered_parser_case_is_the_same_unprimed(
     """Not told that the prompt opened the reasoning (no preset priming), the orphan closer or the written
     opener reaches the same split: only an output that ends inside primed reasoning differs (it is text)."""
     options = _options(model, kwargs) | {"start_in_reasoning": False}
-    closed = not reasoning or any(m in output for m in ("</think>", "[unused17]", _PLAMO_CLOSE, "<think>"))
+    markers = ("</think>", "[unused17]", _PLAMO_CLOSE, "<think>", "Here is my response:")
+    closed = not reasoning or any(m in output for m in markers)
     result = check_stream(output, **options)
     if closed:
         _check(result, reasoning, text, expected)
