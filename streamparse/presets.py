@@ -22,8 +22,10 @@ look-arounds), so matching costs O(rules x id length) with no backtracking blow-
 Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning`` is True where the chat
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
-MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2 (and Apriel 1.6, whose prompt ends with "Here are my
-reasoning steps:"). Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
+MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest, openPangu,
+PLaMo 3, Granite 4.2, BerryLM (and Apriel 1.6, whose prompt ends with "Here are my reasoning steps:"): each
+engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
+Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
 DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
 The id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
 thinking-only V3.2-Speciale start in reasoning; a plain ``DeepSeek-V3.1`` or ``deepseek-chat`` does not (the
