@@ -23,7 +23,7 @@ Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning``
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
 MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest, openPangu,
-PLaMo 3, Granite 4.2, BerryLM (and Apriel 1.6, whose prompt ends with "Here are my reasoning steps:"): each
+PLaMo 3, Granite 4.2, BerryLM, Step-3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning steps:"): each
 engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
 Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
 DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
@@ -239,7 +239,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"longcat", "longcat-flash", ("longcat",)),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
     Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, note="Qwen3's grammar; the model writes <think> (enable_thinking)"),
-    Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), note="steptml invokes; Step-3.5 is another family"),
+    Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), True,
+         note="steptml invokes; the output starts inside reasoning (vLLM's and SGLang's step3 parsers)"),
     Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),
          note="IFM calls (xml or json dialect); reasons in <ifm|think>, _fast or _faster by reasoning effort"),
     Rule(r"(?<![a-z])dots[.-]", "dots", ("dots", "hermes"), note="XML invokes in <dots_function_call>"),
@@ -390,6 +391,7 @@ THINKING_PRIMES = frozenset(
         "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
         "gigachat-3.5", "gigachat-3.5-reasoning", "kimi-k2.5", "telechat", "xingchen-4", "exaone-4",
         "hyperclovax-seed-think", "iquest", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
+        "step-3",
     }
 )  # fmt: skip
 # `reasoning`: Cohere's and GigaChat 3.5's templates; `think`: openPangu's.

@@ -161,7 +161,7 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("upstage/Solar-Open2-250B", "solar-open2", ("solar_open2",), False),
     ("meituan-longcat/LongCat-Flash-Chat", "longcat-flash", ("longcat",), False),
     ("openbmb/MiniCPM5-8B", "minicpm5", ("minicpm5",), False),
-    ("stepfun-ai/step3", "step-3", ("step3",), False),
+    ("stepfun-ai/step3", "step-3", ("step3",), True),
     ("MBZUAI-IFM/K2-Horizon", "k2-horizon", ("k2_horizon",), False),
     ("rednote-hilab/dots.llm1.inst", "dots", ("dots", "hermes"), False),
     ("ibm-granite/granite-20b-functioncalling", "granite-20b-fc", ("granite_20b_fc",), False),

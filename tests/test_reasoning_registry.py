@@ -103,6 +103,9 @@ CASES: list[Case] = [
     ("granite", "ibm-granite/granite-3.2-8b-instruct", {"thinking": True},
      "Here is my thought process:\nPlan.\nHere is my response:\nAnswer.", "Plan.", "Answer.", []),
     ("granite", "ibm-granite/granite-3.3-8b-instruct", None, "Answer.", "", "Answer.", []),
+    # vLLM's step3 and SGLang's step3 (DeepSeekR1Detector): everything before </think> is reasoning
+    ("step3", "stepfun-ai/step3", None, "Plan.</think>Answer.", "Plan.", "Answer.", []),
+    ("step3", "stepfun-ai/step3", None, "still thinking", "still thinking", "", []),
     # GigaChat 3.5: reasoning=true opens <think>; the Reasoning release always does
     ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", {"reasoning": True}, "Plan.</think>Answer.", "Plan.", "Answer.", []),
     ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", None, "Answer.", "", "Answer.", []),
@@ -170,6 +173,7 @@ def test_registered_parser_case_is_the_same_unprimed(
         ("ibm-granite/granite-4.2-8b", None, True),
         ("ibm-granite/granite-4.2-8b", {"enable_thinking": False}, False),
         ("BerryLM-7B", None, True),
+        ("stepfun-ai/step3", None, True),
         ("openbmb/MiniCPM-V-4_5", {"enable_thinking": True}, False),
     ],
 )
