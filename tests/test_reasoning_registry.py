@@ -88,6 +88,8 @@ CASES: list[Case] = [
     ("kimi_k25", "moonshotai/Kimi-K2.5", None, "<think>This is a reasoning section", "This is a reasoning section", "", []),
     ("kimi_k25", "moonshotai/Kimi-K2.5", None, "I should read that file" + _KIMI_CALL,
      "I should read that file", "", [("read", {"filePath": "file.txt"})]),
+    ("kimi_k2", "moonshotai/Kimi-K2-Thinking", None, "<think>I should read that file" + _KIMI_CALL,
+     "I should read that file", "", [("read", {"filePath": "file.txt"})]),
     ("kimi_k25", "moonshotai/Kimi-K2.5", None, "<think>I should read that file</think>" + _KIMI_CALL,
      "I should read that file", "", [("read", {"filePath": "file.txt"})]),
     # parser-engine families (vllm/parser/): Granite 4.2 is Nemotron V3's format, BerryLM primes and its
@@ -183,16 +185,14 @@ def test_the_request_switch_decides_priming_as_the_engines_parser_does(
     assert _options(model, kwargs)["start_in_reasoning"] is primed
 
 
-def test_a_tool_section_inside_a_written_think_block_is_reasoning_unless_promoted() -> None:
-    """Kept difference: vLLM's kimi_k25 and SGLang's KimiK2Detector end a written, unclosed ``<think>`` at
-    ``<|tool_calls_section_begin|>``; streamparse keeps call markup inside a block the model opened as
-    reasoning (docs/FORMATS.md, R10) and gives the engines' split with ``calls_in_reasoning="promote"``."""
-    output = "<think>I should read that file" + _KIMI_CALL
-    options = _options("moonshotai/Kimi-K2.5", None)
-    kept = check_stream(output, **options)
-    assert (kept.reasoning, calls(kept)) == ("I should read that file" + _KIMI_CALL, [])
-    promoted = check_stream(output, **options, calls_in_reasoning="promote")
-    _check(promoted, "I should read that file", "", [("read", {"filePath": "file.txt"})])
+def test_kimis_tool_section_ends_even_a_written_think_block_but_no_other_formats_call_does() -> None:
+    """vLLM's kimi_k25 and SGLang's KimiK2Detector end a written, unclosed ``<think>`` at
+    ``<|tool_calls_section_begin|>`` (a special token prose never spells); hermes's ``<tool_call>`` inside a
+    written block stays reasoning (docs/FORMATS.md, R10)."""
+    kimi = check_stream("<think>I should read that file" + _KIMI_CALL, **_options("moonshotai/Kimi-K2.5", None))
+    _check(kimi, "I should read that file", "", [("read", {"filePath": "file.txt"})])
+    hermes = check_stream("<think>I could call " + _HERMES_CALL, formats=["hermes"])
+    assert (hermes.reasoning, calls(hermes)) == ("I could call " + _HERMES_CALL, [])
 
 
 @pytest.mark.parametrize(
