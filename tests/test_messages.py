@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from invariants import calls, check_stream, reasons, released_after_each_char
 
@@ -262,6 +262,7 @@ def test_any_sequence_of_harmony_messages_reads_as_the_built_in_family_reads_it(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=_messages(FUNCTIONARY_FRAGMENTS))
+@example(messages=[("text", "> >>>>{\n")])  # `>>>{`: a recipient starts as a name does, else it is text
 def test_any_sequence_of_functionary_messages_reads_as_the_built_in_family_reads_it(
     messages: list[tuple[str, Any]],
 ) -> None:

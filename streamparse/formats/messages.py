@@ -27,6 +27,7 @@ from .openers import Decision
 __all__ = ["wire_messages", "Header", "header_reader"]
 
 _WORD = r"[^\s<>]{1,200}"
+_NAME = r"[A-Za-z_][^\s<>]{0,199}"  # a recipient written alone (`>>>NAME`): not `{`, not `>`, not a digit
 Kind = Literal["reasoning", "text", "call"]
 
 
@@ -54,7 +55,7 @@ def header_reader(m: Messages) -> Callable[[str, int, bool], Read]:
     """``read(buf, i, final)``: the header from ``i`` up to ``body`` (a :class:`Header`), False (none
     there), or None (undecided: more input may complete it)."""
     to, channel = _patterns(m)
-    whole = re.compile(_WORD)
+    whole = re.compile(_NAME)  # a header that is only its recipient names it: it starts as a name does
     limit = 2 * LOOKAHEAD
     forbidden = (m.open, *m.ends)
 
