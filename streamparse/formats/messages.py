@@ -27,7 +27,7 @@ from .openers import Decision
 __all__ = ["wire_messages", "Header", "header_reader"]
 
 _WORD = r"[^\s<>]{1,200}"
-_NAME = r"[A-Za-z_][^\s<>]{0,199}"  # a recipient written alone (`>>>NAME`): not `{`, not `>`, not a digit
+_NAME = r"[A-Za-z_][\w.\-]{0,199}"  # a recipient written alone (`>>>NAME`): a name, as tools are named
 Kind = Literal["reasoning", "text", "call"]
 
 
