@@ -37,6 +37,7 @@ from streamparse import StreamParser, formats
 from .session import Piece, RequestSession, split, tool_specs
 from .structural import has_tag
 from .vllm_base import (
+    COALESCED,
     FAMILIES,
     PREFIX,
     STRING_VALUED,
@@ -52,6 +53,7 @@ from .vllm_base import (
     structural_tag,
     token_pieces,
 )
+from .vllm_conventions import DroppingSession, drops_for, log, written_names
 from .vllm_reasoning import StreamparseReasoningParser
 
 __all__ = ["StreamparseToolParser", "StreamparseReasoningParser", "register", "tool_parser_names"]
@@ -87,6 +89,10 @@ class StreamparseToolParser(ToolParser):
     """vLLM asks for a tag only from parsers that name a model key; the tag itself is built from the format's
     declaration (get_structural_tag), so any key outside xgrammar's builtins serves."""
     engine_based_streaming = True
+    header_alone = True
+    """A call's id and name go in a delta of their own (vLLM's parsers that are not built on its parser
+    engine send them so); ``False`` where the engine parser coalesces one delta's header and first argument
+    fragment into one tool-call delta (:data:`vllm_base.COALESCED`)."""
     """vLLM hands each chunk's text only (no re-sent prefix) and calls :meth:`finish_streaming`."""
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None) -> None:
@@ -113,8 +119,13 @@ class StreamparseToolParser(ToolParser):
             request.skip_special_tokens = False
         return request
 
-    def _parser(self, request: Any, model: str | None = None, tokens: bool = False) -> StreamParser:
+    def _parser(
+        self, request: Any, model: str | None = None, tokens: bool = False, output: str | None = None
+    ) -> StreamParser:
         tools = tool_specs(getattr(request, "tools", None) or None)
+        convention = drops_for(self.format_names)
+        if tools is None and output is not None and convention is not None and convention.names_written:
+            tools = written_names(output)  # the engine checks no names: those the output writes pass
         if tools is None and self.tools and STRING_VALUED.intersection(self.format_names or ()):
             # No tools in the request: vLLM's parsers check no names, but those of string-valued formats
             # type the values by the schemas they were built with; so does this one (and checks the names).
@@ -146,7 +157,7 @@ class StreamparseToolParser(ToolParser):
         delta comes without ids (``delta_token_ids=[]``, as some serving paths and tests send) is read as text.
         """
         if self._session is None:
-            self._session = RequestSession(self._parser(request, model, tokens=tokens), new_id)
+            self._session = self.new_session(self._parser(request, model, tokens=tokens), False, new_id)
             if request is not None:
                 self._limit = max_tokens(request)
         return self._session
@@ -183,16 +194,31 @@ class StreamparseToolParser(ToolParser):
             # The reasoning parser of this request already parsed the whole output: its calls, its text.
             session = handoff[1]
             content: str | None = model_output
+            handed = True
         else:
-            session = RequestSession(self._parser(request))
+            handed = False
+            session = self.new_session(self._parser(request, output=model_output), True)
             pieces = [session.push(model_output), session.finish(self._one_shot_reason(model_output, request))]
             content, reasoning = split(p for p in pieces if p is not None)
             # Without a reasoning parser, reasoning markup is plain content (vLLM's contract): verbatim here.
             content = _think(model_output, reasoning) + content
         calls = _tool_calls(session)
+        drops = drops_for(self.format_names, self._vocab())
+        if drops is not None and drops.all_with_calls and not handed:
+            # Llama 3 JSON's engine parser: with calls no content at all, without calls the output as written.
+            if calls and content:
+                log.debug("text around the calls dropped, as the engine's parser drops it: %r", content)
+            content = None if calls else model_output
         # Whitespace between calls is no content (vLLM's parsers answer None there too).
         content = content if content and content.strip() else None
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=content)
+
+    def new_session(self, parser: StreamParser, one_shot: bool, ids: Any = None) -> RequestSession:
+        """This request's session; for a format whose engine parser drops some text, one that drops it too."""
+        drops = drops_for(self.format_names, self._vocab())
+        if drops is None:
+            return RequestSession(parser, ids)
+        return DroppingSession(parser, drops, one_shot, ids)
 
     def _one_shot_reason(self, model_output: str, request: Any) -> str:
         """vLLM does not tell a tool parser why the output ended: ``length`` if it fills ``max_tokens``."""
@@ -246,7 +272,7 @@ class StreamparseToolParser(ToolParser):
             piece = session.push_tokens(token_pieces(self.model_tokenizer, table, text, ids))
         else:
             piece = session.push(text)
-        return header_first(piece, self._held)
+        return header_first(piece, self._held) if self.header_alone else piece
 
     def _vocab(self) -> Any:
         try:
@@ -273,6 +299,8 @@ class StreamparseToolParser(ToolParser):
 def _subclass(base: type, fmt: str, **extra: Any) -> type:
     name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + base.__name__.removeprefix("Streamparse")
     attrs: dict[str, Any] = {"format_names": (fmt,), "__module__": __name__, "__qualname__": name}
+    if base is StreamparseToolParser and fmt in COALESCED:
+        attrs["header_alone"] = False
     if base is StreamparseToolParser and not has_tag(fmt):
         # A format without a tag (pythonic) keeps vLLM's JSON-schema constraint for required / named calls.
         attrs["structural_tag_model"], attrs["supports_required_and_named"] = None, True

@@ -78,6 +78,11 @@ ENGINE_FORMATS: dict[str, tuple[str, ...]] = {"xlam": ("xlam", "mistral", "herme
 DROP_SEPARATORS = frozenset({"xlam", "gemma4", "glm45", "qwen3_coder", "pythonic"})
 
 
+# vLLM's tool parsers of these formats are built on its parser engine, which coalesces the tool events of one
+# delta: a call's header and its first argument fragment can share a delta (a stream cut there has both).
+COALESCED = frozenset({"kimi_k2"})
+
+
 def max_tokens(request: Any) -> int | None:
     # Read the fields directly: the `max_tokens` property warns that it is deprecated.
     fields = getattr(request, "__dict__", {})

@@ -202,7 +202,7 @@ class StreamparseReasoningParser(ReasoningParser):
                 model_output = model_output.lstrip()
             content, reasoning = split(p for p in (alone.push(model_output), alone.finish()) if p is not None)
         else:
-            session = RequestSession(self._parser(request))
+            session = self.tool_parser.new_session(self._parser(request), True)
             content, reasoning = split(p for p in (session.push(model_output), session.finish()) if p is not None)
             self.tool_parser.handoff(content, session)
         return (reasoning or (self.family.empty if self.family else None)), (content or None)

@@ -91,6 +91,10 @@ def _substitute_adapters() -> None:
 
     for module, cls, names, ours in TOOL:
         tool_cls = adapter.TOOL_PARSERS[ours]
+        if ours in [a for _, _, _, a in TOOL[: TOOL.index((module, cls, names, ours))]]:
+            # A second engine parser replaced by the same adapter (Granite4ToolParser and Hermes2ProToolParser):
+            # a class of its own, so a test's `isinstance(parser, Granite4ToolParser)` holds for Granite 4 only.
+            tool_cls = type(f"{cls}Adapter", (tool_cls,), {"__module__": tool_cls.__module__})
         setattr(importlib.import_module(f"vllm.tool_parsers.{module}"), cls, tool_cls)
         for name in names:
             ToolParserManager.lazy_parsers.pop(name, None)

@@ -69,6 +69,13 @@ STREAMED_BEFORE_THE_CUT = {
 }
 
 
+# The tool parser of a family drops the text its engine parser drops (docs/integrations.md; the fixture records
+# streamparse's own output, which keeps it): one-shot content where that differs.
+ENGINE_DROPS = {
+    "deepseekv31::multiple_tools": "some prefix text",  # vLLM's content is the text before the calls section
+}
+
+
 def _adapter_name(case: dict[str, Any]) -> str:
     formats = case["options"].get("formats")
     return f"streamparse_{formats[0]}" if formats and len(formats) == 1 else "streamparse"
@@ -132,7 +139,10 @@ def test_one_shot(case: dict[str, Any], name: str) -> None:
     req = _request(case)
     reasoning, content, calls = _parser(name, case, req).parse(case["generated"], req, enable_auto_tools=True)
     got = _calls([(c.name, c.arguments) for c in calls or []])
-    assert (got, _words(content or "")) == _expected(case, name), case.get("note", "")
+    expected, text = _expected(case, name)
+    if name.startswith("streamparse"):
+        text = ENGINE_DROPS.get(case["id"], text)
+    assert (got, _words(content or "")) == (expected, text), case.get("note", "")
 
 
 @pytest.mark.parametrize(("case", "name"), _params())
