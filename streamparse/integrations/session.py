@@ -183,9 +183,9 @@ class RequestSession:
                 self._arguments(calls, self._index[ev.index], ev.arguments)
             elif isinstance(ev, ToolCallEnd) and self._check and (problem := self._check(ev.call)) is not None:
                 call, index = ev.call, self._index[ev.index]
-                for piece in calls:  # this chunk's fragments of its arguments are not sent: it is rejected
-                    if piece.index == index:
-                        piece.arguments = ""
+                for part in calls:  # this chunk's fragments of its arguments are not sent: it is rejected
+                    if part.index == index:
+                        part.arguments = ""
                 calls[:] = [c for c in calls if c.name is not None or c.arguments]
                 self._reject(
                     ToolCallRejected(
