@@ -171,7 +171,8 @@ class StreamparseDetector(BaseFormatDetector):
 
     def _session_for(self, tools: Any, rejected: Literal["all", "unsent"]) -> RequestSession:
         names = self.format_names or ()
-        check = _without_arguments if NEEDS_ARGUMENTS.intersection(names) else None
+        needs = sorted(NEEDS_ARGUMENTS.intersection(names))
+        check = _needs_arguments(needs[0]) if needs else None
         return RequestSession(self._parser(tools), rejected_text=self._rejected_text(rejected), check=check)
 
     def _end_reason(self) -> str | None:
@@ -280,16 +281,24 @@ def _closed(specs: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
     return specs
 
 
-def _without_arguments(call: ToolCall) -> str | None:
-    """Why a JSON call object is malformed for a format whose template always writes its arguments field."""
-    at = call.raw.find("{")
-    try:
-        obj = json.JSONDecoder().raw_decode(call.raw, at)[0] if at >= 0 else None
-    except ValueError:
-        return None  # the parser read it (repaired): its arguments are what it read
-    if isinstance(obj, dict) and "arguments" not in obj:
-        return 'the call has no "arguments" field, which its chat template always writes'
-    return None
+def _needs_arguments(fmt: str) -> Callable[[ToolCall], str | None]:
+    """The check that a JSON call object has the arguments field its format declares (its template always
+    writes it): why the call is malformed, or ``None``. Read once per call, from the call's own markup."""
+    decl = declaration_for(fmt)
+    spec = decl.call.name if decl is not None else None
+    field = spec.arguments_field if isinstance(spec, JsonName) else "arguments"
+
+    def check(call: ToolCall) -> str | None:
+        at = call.raw.find("{")
+        try:
+            obj = json.JSONDecoder().raw_decode(call.raw, at)[0] if at >= 0 else None
+        except ValueError:
+            return None  # the parser read it (repaired): its arguments are what it read
+        if isinstance(obj, dict) and field not in obj:
+            return f"the call has no {field!r} field, which its chat template always writes"
+        return None
+
+    return check
 
 
 def _legacy_pair(decl: Declaration | None) -> Callable[[str], StructureInfo] | None:

@@ -202,9 +202,14 @@ def test_gigachat_rejects_a_call_without_the_arguments_field_its_templates_alway
         assert [(c.name, json.loads(c.parameters)) for c in calls] == [("get_weather", args)]
 
 
-def test_gigachat_streams_no_arguments_for_a_call_without_the_arguments_field() -> None:
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize("size", [1, 7, 30])
+def test_gigachat_streams_no_arguments_for_a_call_without_the_arguments_field(size: int) -> None:
     bare = GIGACHAT.replace(', "arguments": {"city": "Paris"}', "")
-    _, items = _stream("gigachat3", [bare[:30], bare[30:]], TOOLS)
+    _, items = _stream("gigachat3", _chunks(bare, size), TOOLS)
     # SGLang's GigaChat detector, too, sends the name once it is read; nothing of the arguments follows.
     assert items == [(0, "get_weather", "")]
 
@@ -212,11 +217,12 @@ def test_gigachat_streams_no_arguments_for_a_call_without_the_arguments_field() 
 MINICPM = '<function name="get_weather"><param name="city">Paris</param>'
 
 
-def test_minicpm5_needs_the_closer_sglang_s_detector_reads_a_call_up_to() -> None:
+@pytest.mark.parametrize("size", [1, 7, 20])
+def test_minicpm5_needs_the_closer_sglang_s_detector_reads_a_call_up_to(size: int) -> None:
     # Without `</function>` the block is not a call for SGLang's MiniCPM5 detector, however it ended.
     result = DETECTORS["streamparse_minicpm5"]().detect_and_parse(MINICPM, TOOLS)
     assert (result.calls, result.normal_text) == ([], MINICPM)
-    text, items = _stream("minicpm5", [MINICPM[:20], MINICPM[20:]], TOOLS)
+    text, items = _stream("minicpm5", _chunks(MINICPM, size), TOOLS)
     assert (text, items) == (MINICPM, [])
     closed = DETECTORS["streamparse_minicpm5"]().detect_and_parse(MINICPM + "</function>", TOOLS)
     assert [(c.name, json.loads(c.parameters)) for c in closed.calls] == [("get_weather", {"city": "Paris"})]
@@ -241,8 +247,9 @@ def test_gemma4_s_whole_output_answer_is_the_text_before_its_first_call(caplog: 
     assert " and then  done" in caplog.text
 
 
-def test_gemma4_streams_the_text_between_calls_as_sglang_s_detector_does() -> None:
+@pytest.mark.parametrize("size", [1, 9, 1000])
+def test_gemma4_streams_the_text_between_calls_as_sglang_s_detector_does(size: int) -> None:
     text = "Checking. " + GEMMA + " and then " + GEMMA.replace("Paris", "Rome") + " done"
-    streamed, items = _stream("gemma4", [text[i : i + 9] for i in range(0, len(text), 9)], TOOLS)
+    streamed, items = _stream("gemma4", _chunks(text, size), TOOLS)
     assert streamed == "Checking.  and then  done"
     assert [name for _, name, _ in items if name] == ["get_weather", "get_weather"]
