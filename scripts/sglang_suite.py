@@ -183,6 +183,10 @@ def main() -> int:
 
 TITLES = {
     "fail_closed": "Fail-closed differences: SGLang hands on something unsafe, streamparse does not",
+    "safety": (
+        "Required by the issues' safety rules (issue 22: stray Kimi section tokens never leak into the text; "
+        "issue 17: prose is not a call): the test wants what those rules forbid"
+    ),
     "private": "Out of scope: tests of SGLang detector internals (private attributes, helper functions)",
     "convention": "Conventions that differ (streamparse's documented behaviour)",
     "open": "Open: SGLang behaviour not matched yet",

@@ -7,7 +7,7 @@ import json
 import pytest
 from invariants import random_pieces
 
-from streamparse import StreamParser
+from streamparse import StreamParser, ToolCall
 from streamparse.integrations import Piece, RequestSession, one_shot
 from streamparse.integrations.session import split
 
@@ -140,3 +140,23 @@ def test_the_markup_of_a_call_whose_name_was_sent_stays_out_of_the_content_unles
     assert len(unsent.rejected_after_name) == 1
     every = RequestSession(StreamParser(["hermes"]), rejected_text="all")
     assert '"get_weather"' in "".join(p.content for p in drain(every, [broken[:40], broken[40:]]))
+
+
+def test_an_engine_s_check_rejects_a_call_the_parser_accepted_in_its_place_in_the_text() -> None:
+    # An engine's own rule on top of the parser's (SGLang's GigaChat detector wants an "arguments" field).
+    def no_paris(call: ToolCall) -> str | None:
+        return "Paris is closed" if call.arguments.get("city") == "Paris" else None
+
+    paris = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    rome = paris.replace("Paris", "Rome")
+    s = RequestSession(StreamParser(["hermes"], separators="keep"), rejected_text="all", check=no_paris)
+    pieces = drain(s, ["A ", paris, " B ", rome])
+    assert "".join(p.content for p in pieces) == "A " + paris + " B "
+    assert [c.arguments for c in s.accepted] == [{"city": "Rome"}]
+    assert [(r.reason, r.detail, r.name, r.started) for r in s.rejected] == [
+        ("malformed", "Paris is closed", "get_weather", True)
+    ]
+    # The rejected call's name was sent: it ended (as a rejection), and the next call takes the next index.
+    assert s.rejected_after_name == s.rejected
+    assert [c.index for p in pieces for c in p.calls if c.name] == [0, 1]
+    assert "".join(c.arguments for p in pieces for c in p.calls if c.index == 0) == ""  # its chunk held them

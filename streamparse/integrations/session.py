@@ -28,6 +28,7 @@ from streamparse import (
     ToolCallStart,
 )
 from streamparse.events import Event
+from streamparse.rejections import Reason
 
 __all__ = ["CallPiece", "Piece", "RequestSession", "OneShot", "ReasoningSplit", "one_shot", "split", "tool_specs"]
 
@@ -111,6 +112,9 @@ class RequestSession:
     goes on as content, visible and never executed, in its place in the text: ``"unsent"``, the markup of
     a call none of which was sent (the engine cannot take back a sent name); ``"all"``, of every rejected
     call (the caller sends nothing of a call before it is accepted). The rejection is recorded either way.
+
+    ``check(call)`` is an engine's own rule on top of the parser's: a reason to reject a call the parser
+    accepted (``None``: keep it); such a call is rejected as ``malformed`` with that reason as its detail.
     """
 
     def __init__(
@@ -118,10 +122,12 @@ class RequestSession:
         parser: StreamParser,
         new_id: Callable[[str, str], str] | None = None,
         rejected_text: Literal["none", "unsent", "all"] = "none",
+        check: Callable[[ToolCall], str | None] | None = None,
     ) -> None:
         self.parser = parser
         self._new_id = new_id
         self._rejected_text = rejected_text
+        self._check = check
         self._index: dict[int, int] = {}  # parser index -> engine index
         self._streamed: dict[int, list[str]] = {}  # engine index -> argument fragments sent
         self.accepted: list[ToolCall] = []
@@ -175,6 +181,19 @@ class RequestSession:
                 calls.append(CallPiece(index, call_id, ev.name))
             elif isinstance(ev, ToolCallDelta):
                 self._arguments(calls, self._index[ev.index], ev.arguments)
+            elif isinstance(ev, ToolCallEnd) and self._check and (problem := self._check(ev.call)) is not None:
+                call, index = ev.call, self._index[ev.index]
+                for part in calls:  # this chunk's fragments of its arguments are not sent: it is rejected
+                    if part.index == index:
+                        part.arguments = ""
+                calls[:] = [c for c in calls if c.name is not None or c.arguments]
+                self._reject(
+                    ToolCallRejected(
+                        ev.index, Reason.MALFORMED, call.raw, call.name, problem, call.format, started=True
+                    ),
+                    content,
+                    ended,
+                )
             elif isinstance(ev, ToolCallEnd):
                 self.accepted.append(ev.call)
                 # The deltas are the call's JSON by contract; send any remainder so the joined
@@ -185,19 +204,22 @@ class RequestSession:
                     self._arguments(calls, index, ev.call.arguments_json[len(sent) :])
                 ended.append(index)
             elif isinstance(ev, ToolCallRejected):
-                self.rejected.append(ev)
-                named = ev.index in self._index
-                if named:
-                    self.rejected_after_name.append(ev)
-                    ended.append(self._index[ev.index])
-                if self._rejected_text == "all" or (self._rejected_text == "unsent" and not named):
-                    content.append(ev.raw)
+                self._reject(ev, content, ended)
             elif isinstance(ev, TextWasReasoning):
                 moved = True
                 reasoning.insert(0, "".join(content))  # this piece's text so far was reasoning too
                 content.clear()
         piece = Piece("".join(content), "".join(reasoning), calls, ended, moved)
         return piece if piece else None
+
+    def _reject(self, ev: ToolCallRejected, content: list[str], ended: list[int]) -> None:
+        self.rejected.append(ev)
+        named = ev.index in self._index
+        if named:
+            self.rejected_after_name.append(ev)
+            ended.append(self._index[ev.index])
+        if self._rejected_text == "all" or (self._rejected_text == "unsent" and not named):
+            content.append(ev.raw)
 
     def _arguments(self, calls: list[CallPiece], index: int, fragment: str) -> None:
         if not fragment:

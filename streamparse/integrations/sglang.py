@@ -13,6 +13,7 @@ which registers the names and then runs ``sglang.launch_server`` with the same a
 from __future__ import annotations
 
 import json
+import logging
 import os
 import runpy
 import sys
@@ -25,9 +26,11 @@ from sglang.srt.function_call.core_types import StreamingParseResult, StructureI
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 from xgrammar import StructuralTag
 
-from streamparse import StreamParser, formats
+from streamparse import StreamParser, ToolCall, formats
 from streamparse.formats import Declaration
 from streamparse.formats.declaration import HeaderName, JsonArgs, JsonName
+from streamparse.formats.marked import TOOL_CALLS
+from streamparse.formats.pyish import LFM_END, LFM_START
 
 from .session import Piece, RequestSession, split, tool_specs
 from .structural import Choice, Tool, declaration_for, format_tag, has_tag
@@ -36,6 +39,7 @@ from .templates import TEMPLATE_ENV, template_from_argv, template_options
 __all__ = ["StreamparseDetector", "register", "DETECTORS", "detector_for", "main"]
 
 PREFIX = "streamparse"
+log = logging.getLogger(__name__)
 
 
 def _result(piece: Piece | None) -> StreamingParseResult:
@@ -71,6 +75,17 @@ DROPS_REJECTED = frozenset({"mistral"})
 REJECTS_NON_OBJECT = frozenset({"gigachat3"})
 # Formats whose SGLang detectors reject a parameter name the tool does not declare (names are case-sensitive).
 CLOSED_PARAMETERS = frozenset({"minicpm5"})
+# Formats whose SGLang detectors read a call only up to its closer (MiniCPM5's: ``<function ...>...</function>``
+# blocks): a call the output ends before its closer is not a call, though its body is complete, where the
+# adapters otherwise accept a closer a stop sequence ate. Stricter, so the engine's way is kept.
+NEEDS_CLOSER = frozenset({"minicpm5"})
+# Formats whose SGLang detectors answer a whole output with the text before its first call only (Gemma 4's):
+# the template writes calls back to back, so text between and after them is the model's prose, which SGLang
+# drops there; the adapter follows (streaming, SGLang's detector keeps it, and so does the adapter).
+TEXT_BEFORE_CALLS = frozenset({"gemma4"})
+# Formats whose calls must have an arguments field: GigaChat's templates always write ``"arguments": ...``, so a
+# call without one is malformed (SGLang's GigaChat detector drops it); rejected, its markup handed back as text.
+NEEDS_ARGUMENTS = frozenset({"gigachat3"})
 
 
 def _openers(fmt: str) -> tuple[str, ...]:
@@ -124,8 +139,8 @@ class StreamparseDetector(BaseFormatDetector):
         return bool(session.accepted or (session.rejected and not openers))
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
-        session = RequestSession(self._parser(tools), rejected_text=self._rejected_text("all"))
-        pieces = [session.push(text), session.finish()]
+        session = self._session_for(tools, "all")
+        pieces = [session.push(text), session.finish(self._end_reason())]
         positions = {getattr(t.function, "name", None): i for i, t in enumerate(tools or ())}
         calls = [
             # One-shot ``tool_index`` is the tool's position in the request (SGLang's contract), -1 if unknown.
@@ -134,6 +149,8 @@ class StreamparseDetector(BaseFormatDetector):
         ]
         content, reasoning = split(p for p in pieces if p is not None)
         text_out = reasoning + content
+        if calls and TEXT_BEFORE_CALLS.intersection(self.format_names or ()):
+            text_out = self._text_before_calls(text, tools, session.accepted[0], text_out)
         # SGLang's detectors hand on the text around calls trimmed (``text[:start].strip()``), except Llama's
         # and Gemma 4's.
         trim = calls and not KEEPS_SPACE.intersection(self.format_names or ())
@@ -143,17 +160,37 @@ class StreamparseDetector(BaseFormatDetector):
         if self._session is None:
             # A rejected call's markup goes on as text where nothing of the call was sent (held formats
             # send nothing before a call is accepted); after its name, only the rejection is left.
-            held = self._held() is not None
-            self._session = RequestSession(
-                self._parser(tools), rejected_text=self._rejected_text("all" if held else "unsent")
-            )
+            self._session = self._session_for(tools, "all" if self._held() is not None else "unsent")
         return self._streamed(self._session, self._session.push(new_text))
 
     def finish(self, tools: Any) -> StreamingParseResult:
         """End of stream: release held text, finish or reject an open call."""
         if self._session is None:
             return StreamingParseResult()
-        return self._streamed(self._session, self._session.finish())
+        return self._streamed(self._session, self._session.finish(self._end_reason()))
+
+    def _session_for(self, tools: Any, rejected: Literal["all", "unsent"]) -> RequestSession:
+        names = self.format_names or ()
+        needs = sorted(NEEDS_ARGUMENTS.intersection(names))
+        check = _needs_arguments(needs[0]) if needs else None
+        return RequestSession(self._parser(tools), rejected_text=self._rejected_text(rejected), check=check)
+
+    def _end_reason(self) -> str | None:
+        """How the stream ended, for the parser: ``stop`` (a closer a stop sequence ate is accepted), or, for
+        formats whose SGLang detector needs the closer, ``None``: a call without it is truncated."""
+        return None if NEEDS_CLOSER.intersection(self.format_names or ()) else "stop"
+
+    def _text_before_calls(self, text: str, tools: Any, first: ToolCall, whole: str) -> str:
+        """The text of the output before its first accepted call (SGLang's Gemma 4 one-shot answer)."""
+        at = text.find(first.raw)
+        if at < 0:
+            return whole
+        lead = self._session_for(tools, "all")
+        content, reasoning = split(p for p in (lead.push(text[:at]), lead.finish(self._end_reason())) if p)
+        kept = reasoning + content
+        if whole[len(kept) :]:
+            log.debug("text after the first call left out, as SGLang's Gemma 4 detector does: %r", whole[len(kept) :])
+        return kept
 
     def _streamed(self, session: RequestSession, piece: Piece | None) -> StreamingParseResult:
         done = len(session.accepted) + len(session.rejected_after_name)
@@ -225,9 +262,11 @@ class StreamparseDetector(BaseFormatDetector):
 
     def structure_info(self) -> Any:
         """SGLang's legacy pair (``begin`` + the arguments + ``end``, ``trigger``) from the first format's
-        declaration. SGLang builds a grammar from it only for a detector that supports structural tags and gives
-        none, which these never do: it describes the format (SGLang's own tests read it)."""
-        pair = _legacy_pair(declaration_for(self.format_names[0])) if self.format_names else None
+        declaration, or the form SGLang's detector writes it in (:data:`LEGACY_FORMS`). SGLang builds a grammar
+        from it only for a detector that supports structural tags and gives none, which these never do: it
+        describes the format (SGLang's own tests read it)."""
+        first = self.format_names[0] if self.format_names else ""
+        pair = LEGACY_FORMS.get(first) or (_legacy_pair(declaration_for(first)) if first else None)
         if pair is None:
             raise NotImplementedError(f"no begin/end pair for {self.format_names}")
         return pair
@@ -240,6 +279,26 @@ def _closed(specs: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
         if isinstance(params.get("properties"), dict) and "additionalProperties" not in params:
             spec["function"]["parameters"] = {**params, "additionalProperties": False}
     return specs
+
+
+def _needs_arguments(fmt: str) -> Callable[[ToolCall], str | None]:
+    """The check that a JSON call object has the arguments field its format declares (its template always
+    writes it): why the call is malformed, or ``None``. Read once per call, from the call's own markup."""
+    decl = declaration_for(fmt)
+    spec = decl.call.name if decl is not None else None
+    field = spec.arguments_field if isinstance(spec, JsonName) else "arguments"
+
+    def check(call: ToolCall) -> str | None:
+        at = call.raw.find("{")
+        try:
+            obj = json.JSONDecoder().raw_decode(call.raw, at)[0] if at >= 0 else None
+        except ValueError:
+            return None  # the parser read it (repaired): its arguments are what it read
+        if isinstance(obj, dict) and field not in obj:
+            return f"the call has no {field!r} field, which its chat template always writes"
+        return None
+
+    return check
 
 
 def _legacy_pair(decl: Declaration | None) -> Callable[[str], StructureInfo] | None:
@@ -267,6 +326,19 @@ def _legacy_pair(decl: Declaration | None) -> Callable[[str], StructureInfo] | N
     return lambda name: StructureInfo(
         begin=f"{before}{call.open}{spec.prefix}{name}{spec.end}{lead}", end=tail + after, trigger=trigger
     )
+
+
+# SGLang's pair where its detector writes the call in a form other than the declared one, built from the format's
+# markers: LFM2's wrapper around a Python call (``pythonic`` has no declaration; SGLang gives LFM2's detector no
+# tag, and this one has none either, so the pair never constrains anything: a JSON object written into it would
+# be a positional argument, which the parser rejects) and Mistral's pre-v11 JSON list (the mistral parser reads
+# it as it reads the v11 ``[TOOL_CALLS]NAME[ARGS]`` its layout declares).
+LEGACY_FORMS: dict[str, Callable[[str], StructureInfo]] = {
+    "pythonic": lambda name: StructureInfo(begin=f"{LFM_START}[{name}(", end=f")]{LFM_END}", trigger=LFM_START),
+    "mistral": lambda name: StructureInfo(
+        begin=f'{TOOL_CALLS}[{{"name": {json.dumps(name)}, "arguments": ', end="}]", trigger=TOOL_CALLS
+    ),
+}
 
 
 def _subclass(fmt: str) -> type[StreamparseDetector]:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
+import xgrammar as xgr
 from sglang.srt.entrypoints.openai.protocol import Tool
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from xgrammar.testing import _is_grammar_accept_string
 
 from streamparse.integrations.sglang import DETECTORS, detector_for
 
@@ -106,8 +110,58 @@ def test_structure_info_is_the_text_around_the_arguments_as_the_declaration_writ
 
 
 def test_a_format_without_a_fixed_pair_has_no_structure_info() -> None:
-    with pytest.raises(NotImplementedError):
-        DETECTORS["streamparse_pythonic"]().structure_info()
+    with pytest.raises(NotImplementedError):  # Kimi's header holds a call id
+        DETECTORS["streamparse_kimi_k2"]().structure_info()
+
+
+def _legacy_grammar(detector: str, tools: list[Tool]) -> xgr.Grammar:
+    """The grammar SGLang's legacy structural tag (``structure_info`` pairs) compiles to, as its xgrammar
+    backend builds it."""
+    tag = FunctionCallParser(tools, detector).get_legacy_structural_tag(at_least_one=True).model_dump(by_alias=True)
+    items = [
+        xgr.StructuralTagItem(begin=s["begin"], schema=json.dumps(s["schema"]), end=s["end"]) for s in tag["structures"]
+    ]
+    legacy = xgr.StructuralTag.from_legacy_structural_tag(items, tag["triggers"])
+    legacy.format.at_least_one = True
+    return xgr.Grammar.from_structural_tag(legacy.model_dump_json())
+
+
+def test_mistral_s_pair_is_sglang_s_pre_v11_list_and_its_grammar_writes_what_the_parser_reads() -> None:
+    info = DETECTORS["streamparse_mistral"]().structure_info()("get_weather")
+    assert (info.begin, info.end, info.trigger) == (
+        '[TOOL_CALLS][{"name": "get_weather", "arguments": ',
+        "}]",
+        "[TOOL_CALLS]",
+    )
+    text = info.begin + '{"city": "Paris", "days": 3}' + info.end
+    strict = [
+        Tool.model_validate({**TOOLS[0].model_dump(), "function": {**TOOLS[0].function.model_dump(), "strict": True}})
+    ]
+    grammar = _legacy_grammar("streamparse_mistral", strict)
+    assert _is_grammar_accept_string(grammar, text)
+    assert not _is_grammar_accept_string(grammar, text.replace("get_", "got_"))
+    assert not _is_grammar_accept_string(grammar, text.replace("3", '"3"'))  # held to the tool's schema
+    result = DETECTORS["streamparse_mistral"]().detect_and_parse(text, TOOLS)
+    assert [(c.name, json.loads(c.parameters)) for c in result.calls] == [("get_weather", {"city": "Paris", "days": 3})]
+
+
+def test_lfm2_s_pair_is_never_a_constraint_and_what_it_would_write_is_rejected_not_misread() -> None:
+    # SGLang's LFM2 pair, from the pythonic format's LFM2 markers; the detector has no tag, so SGLang keeps its
+    # JSON-schema constraint (as for its own LFM2 detector) and never builds a grammar from the pair.
+    detector = DETECTORS["streamparse_pythonic"]()
+    info = detector.structure_info()("get_weather")
+    assert (info.begin, info.end, info.trigger) == (
+        "<|tool_call_start|>[get_weather(",
+        ")]<|tool_call_end|>",
+        "<|tool_call_start|>",
+    )
+    assert not detector.supports_structural_tag()
+    assert FunctionCallParser(TOOLS, "streamparse_pythonic").get_structure_constraint("required")[0] == "json_schema"
+    # A JSON object between the pair's ends is a positional argument: the call is rejected, not misread.
+    result = detector.detect_and_parse(info.begin + '{"city": "Paris"}' + info.end, TOOLS)
+    assert result.calls == [] and '{"city": "Paris"}' in result.normal_text
+    ok = detector.detect_and_parse(info.begin + 'city="Paris"' + info.end, TOOLS)
+    assert [(c.name, json.loads(c.parameters)) for c in ok.calls] == [("get_weather", {"city": "Paris"})]
 
 
 def test_a_detector_of_several_formats_has_no_tag_and_parses_required_natively() -> None:
@@ -132,3 +186,70 @@ def test_minicpm5_rejects_a_parameter_the_tool_does_not_declare() -> None:
     assert result.calls == [] and 'name="City"' in result.normal_text
     ok = DETECTORS["streamparse_minicpm5"]().detect_and_parse(text.replace("City", "city"), tools)
     assert [(c.name, json.loads(c.parameters)) for c in ok.calls] == [("get_weather", {"city": "Paris"})]
+
+
+GIGACHAT = '<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+def test_gigachat_rejects_a_call_without_the_arguments_field_its_templates_always_write() -> None:
+    # GigaChat 3 / 3.1's templates write `"arguments": ...` for every call, `{}` included: a call without it is
+    # malformed. Rejected (SGLang's detector drops it), its markup handed back as text.
+    bare = GIGACHAT.replace(', "arguments": {"city": "Paris"}', "")
+    result = DETECTORS["streamparse_gigachat3"]().detect_and_parse(bare, TOOLS)
+    assert result.calls == [] and '{"name": "get_weather"}' in result.normal_text
+    for text, args in ((GIGACHAT, {"city": "Paris"}), (GIGACHAT.replace('{"city": "Paris"}', "{}"), {})):
+        calls = DETECTORS["streamparse_gigachat3"]().detect_and_parse(text, TOOLS).calls
+        assert [(c.name, json.loads(c.parameters)) for c in calls] == [("get_weather", args)]
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize("size", [1, 7, 30])
+def test_gigachat_streams_no_arguments_for_a_call_without_the_arguments_field(size: int) -> None:
+    bare = GIGACHAT.replace(', "arguments": {"city": "Paris"}', "")
+    _, items = _stream("gigachat3", _chunks(bare, size), TOOLS)
+    # SGLang's GigaChat detector, too, sends the name once it is read; nothing of the arguments follows.
+    assert items == [(0, "get_weather", "")]
+
+
+MINICPM = '<function name="get_weather"><param name="city">Paris</param>'
+
+
+@pytest.mark.parametrize("size", [1, 7, 20])
+def test_minicpm5_needs_the_closer_sglang_s_detector_reads_a_call_up_to(size: int) -> None:
+    # Without `</function>` the block is not a call for SGLang's MiniCPM5 detector, however it ended.
+    result = DETECTORS["streamparse_minicpm5"]().detect_and_parse(MINICPM, TOOLS)
+    assert (result.calls, result.normal_text) == ([], MINICPM)
+    text, items = _stream("minicpm5", _chunks(MINICPM, size), TOOLS)
+    assert (text, items) == (MINICPM, [])
+    closed = DETECTORS["streamparse_minicpm5"]().detect_and_parse(MINICPM + "</function>", TOOLS)
+    assert [(c.name, json.loads(c.parameters)) for c in closed.calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_other_formats_still_accept_a_complete_call_whose_closer_a_stop_sequence_ate() -> None:
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    assert [c.name for c in DETECTORS["streamparse_hermes"]().detect_and_parse(text, TOOLS).calls] == ["get_weather"]
+
+
+GEMMA = '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>'
+
+
+def test_gemma4_s_whole_output_answer_is_the_text_before_its_first_call(caplog: pytest.LogCaptureFixture) -> None:
+    # SGLang's Gemma 4 detector drops the text between and after calls in its one-shot answer (the template
+    # writes calls back to back: that text is the model's); the adapter follows and says so at debug level.
+    text = "Checking. " + GEMMA + " and then " + GEMMA.replace("Paris", "Rome") + " done"
+    with caplog.at_level(logging.DEBUG, logger="streamparse.integrations.sglang"):
+        result = DETECTORS["streamparse_gemma4"]().detect_and_parse(text, TOOLS)
+    assert result.normal_text == "Checking. "
+    assert [json.loads(c.parameters)["city"] for c in result.calls] == ["Paris", "Rome"]
+    assert " and then  done" in caplog.text
+
+
+@pytest.mark.parametrize("size", [1, 9, 1000])
+def test_gemma4_streams_the_text_between_calls_as_sglang_s_detector_does(size: int) -> None:
+    text = "Checking. " + GEMMA + " and then " + GEMMA.replace("Paris", "Rome") + " done"
+    streamed, items = _stream("gemma4", _chunks(text, size), TOOLS)
+    assert streamed == "Checking.  and then  done"
+    assert [name for _, name, _ in items if name] == ["get_weather", "get_weather"]
