@@ -23,8 +23,8 @@ Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning``
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
 MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest, openPangu,
-PLaMo 3, Granite 4.2, BerryLM, Step-3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning steps:"): each
-engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
+PLaMo 3, Granite 4.2, BerryLM, Step-3, HY v4 (and Apriel 1.6, whose prompt ends with "Here are my reasoning
+steps:"): each engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
 Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
 DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
 The id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
@@ -234,6 +234,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"apertus", "apertus", ("apertus",)),
     Rule(r"(?<![a-z])hy-?3|hunyuan-?3", "hy3", ("hy3", "hy3_plain"),
          note="tokens with or without the ':opensource' suffix; reasoning effort decides whether the prompt thinks"),
+    Rule(r"(?<![a-z])hy-?4|hunyuan-?4", "hy4", ("hy4", "hy4_plain"), True,
+         note="HY v4: Hy3's tokens without <tool_sep>; the prompt opens <think> unless reasoning_effort=no_think"),
     Rule(r"solar-?open-?2", "solar-open2", ("solar_open2",)),
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
@@ -396,19 +398,26 @@ THINKING_PRIMES = frozenset(
 )  # fmt: skip
 # `reasoning`: Cohere's and GigaChat 3.5's templates; `think`: openPangu's.
 _THINKING_KEYS = ("enable_thinking", "thinking", "reasoning", "think")
+# Families whose template thinks by ``reasoning_effort`` (vLLM's hy_v3 / hy_v4 parsers): ``"no_think"`` means
+# no reasoning, any other effort opens <think> in the prompt. Unset, hy3 does not think and hy4 does ("high").
+_EFFORT_PRIMES = frozenset({"hy3", "hy4"})
 
 
 def start_in_reasoning_for(model_id: str, chat_template_kwargs: dict[str, Any] | None = None) -> bool:
     """Whether the output of ``model_id`` starts inside reasoning, given the request's
     ``chat_template_kwargs``: ``enable_thinking`` / ``thinking`` (MiniMax-M3: ``thinking_mode``) false
     means the template closed (or never opened) the reasoning, true means it opened it for the families in
-    :data:`THINKING_PRIMES`; without them the preset decides. The proxy and the vLLM adapter call this with
-    the request they serve."""
+    :data:`THINKING_PRIMES`; Hy3 and HY v4 think unless ``reasoning_effort`` is ``"no_think"`` (HY v4 by
+    default, Hy3 only when an effort is given); without them the preset decides. The proxy and the vLLM
+    adapter call this with the request they serve."""
     preset = preset_for(model_id)
     kwargs = dict(chat_template_kwargs or {})
     mode = kwargs.get("thinking_mode")  # MiniMax-M3: "enabled" / "disabled"
     if mode in ("enabled", "disabled"):
         kwargs.setdefault("enable_thinking", mode == "enabled")
+    effort = kwargs.get("reasoning_effort")
+    if isinstance(effort, str) and effort and preset.family in _EFFORT_PRIMES:
+        return effort != "no_think"
     for key in _THINKING_KEYS:
         value = kwargs.get(key)
         if isinstance(value, bool):

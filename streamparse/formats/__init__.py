@@ -45,6 +45,7 @@ from .declaration import (
 )
 from .declaration_io import dump, load
 from .declared import BODY_KINDS, BodyKind, declare
+from .declared_families import hy4_declaration
 
 __all__ = [
     "FormatSpec",
@@ -53,6 +54,7 @@ __all__ = [
     "BODY_KINDS",
     "BodyKind",
     "declare",
+    "hy4_declaration",
     "Declaration",
     "Call",
     "Section",

@@ -146,6 +146,38 @@ HY3_PLAIN = Declaration(
     notes="shares <tool_call>/<tool_calls> with other families: active where named (presets), not in auto",
 )
 
+
+def hy4_declaration(suffix: str = ":opensource", name: str = "hy4") -> Declaration:
+    """Tencent HY v4 (vLLM's hy_v4 parsers): Hy3's markup without ``<tool_sep>`` (the name ends at the first
+    ``<arg_key>`` or at the call's closer), every structural token carrying the checkpoint's own suffix
+    (``":opensource"``, ``""``, or a hash such as ``":6124c78e"``, read by vLLM from the tokenizer's vocabulary).
+    The prompt opens ``<think>`` unless ``reasoning_effort`` is ``"no_think"``. A checkpoint with another
+    suffix registers ``hy4_declaration(its_suffix, name)``."""
+    end = suffix + ">"
+    return Declaration(
+        name,
+        Call(
+            "<tool_call" + end,
+            "</tool_call" + end,
+            HeaderName(""),
+            TaggedArgs(
+                "<arg_key" + end,
+                "</arg_key" + end,
+                "</arg_value" + end,
+                value_open="<arg_value" + end,
+                values=Values(whitespace="verbatim"),
+            ),
+        ),
+        section=Section("<tool_calls" + end, "</tool_calls" + end),
+        reasoning=(Reasoning("<think" + end, "</think" + end, primed=True),),
+        models=f"Tencent HY v4 (Hy4; token suffix {suffix!r})" if suffix else "Tencent HY v4 (Hy4; no token suffix)",
+        notes="shares its call opener with hy3 (or with <tool_call> formats): active where named (the hy4 preset)",
+    )
+
+
+HY4 = hy4_declaration()
+HY4_PLAIN = hy4_declaration("", "hy4_plain")
+
 # Solar Open: <|tool_calls|> then per call an id, the name and JSON arguments between tokens.
 SOLAR_OPEN = Declaration(
     "solar_open",
@@ -246,6 +278,8 @@ DECLARATIONS: tuple[Declaration, ...] = (
     APERTUS,
     HY3,
     HY3_PLAIN,
+    HY4,
+    HY4_PLAIN,
     SOLAR_OPEN,
     SOLAR_OPEN2,
     LONGCAT,
