@@ -23,7 +23,7 @@ Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning``
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
 MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest, openPangu,
-PLaMo 3, Granite 4.2, BerryLM, Step-3, HY v4 (and Apriel 1.6, whose prompt ends with "Here are my reasoning
+PLaMo 3, Granite 4.2, BerryLM, Step-3, HY v4, Ling 3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning
 steps:"): each engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
 Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
 DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
@@ -275,7 +275,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"laguna|poolside", "laguna", ("glm45",),
          note="GLM-4 style <arg_key>/<arg_value> calls; thinking mode would prime <think>"),
     Rule(r"bielik", "bielik", _HERMES, note="<tool_call> JSON"),
-    Rule(r"(?<![a-z])ling-?3", "ling-3", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's ling3)"),
+    Rule(r"(?<![a-z])ling-?3", "ling-3", ("glm45",), True,
+         note="GLM-4.7's grammar: thinking on by default (the prompt opens <think>), <tool_call> ends it (vLLM/SGLang ling3)"),
     Rule(r"spark-?x?2\.?5", "spark-2.5", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's spark25)"),
     Rule(r"trinity", "trinity", _HERMES,
          note="Qwen-style <tool_call> JSON; SGLang also reads calls inside <think>: calls_in_reasoning='promote'"),
@@ -393,7 +394,7 @@ THINKING_PRIMES = frozenset(
         "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
         "gigachat-3.5", "gigachat-3.5-reasoning", "kimi-k2.5", "telechat", "xingchen-4", "exaone-4",
         "hyperclovax-seed-think", "iquest", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
-        "step-3",
+        "step-3", "ling-3",
     }
 )  # fmt: skip
 # `reasoning`: Cohere's and GigaChat 3.5's templates; `think`: openPangu's.

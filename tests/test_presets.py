@@ -168,7 +168,7 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("MBZUAI-IFM/K2-Horizon", "k2-horizon", ("k2_horizon",), False),
     ("rednote-hilab/dots.llm1.inst", "dots", ("dots", "hermes"), False),
     ("ibm-granite/granite-20b-functioncalling", "granite-20b-fc", ("granite_20b_fc",), False),
-    ("inclusionAI/Ling-3-flash", "ling-3", ("glm45",), False),
+    ("inclusionAI/Ling-3-flash", "ling-3", ("glm45",), True),
     ("iflytek/Spark-X2.5", "spark-2.5", ("glm45",), False),
     ("arcee-ai/Trinity-Mini", "trinity", ("hermes",), False),
     ("inkling-ai/Inkling-1", "inkling", ("inkling",), False),

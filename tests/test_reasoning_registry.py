@@ -27,6 +27,7 @@ _KIMI_CALL = (
 )
 _INTERN_CALL = '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>'
 _QWEN_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"
+_GLM_CALL = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
 _WEATHER = [("get_weather", {"city": "Paris"})]
 
 # (registered parser name, model id, chat_template_kwargs, output, reasoning, text, calls)
@@ -113,6 +114,18 @@ CASES: list[Case] = [
     ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", None, "Answer.", "", "Answer.", []),
     ("gigachat35 (with thinking)", "ai-sage/GigaChat3.5-10B-A1.8B-Reasoning", None, "Plan.</think>Answer.",
      "Plan.", "Answer.", []),
+    # Ling 3 (vLLM's parser/ling3.py on GLM-4.7's engine config, SGLang's Ling3Detector(force_reasoning=True)):
+    # reasoning from the start unless thinking / enable_thinking is false; <tool_call> ends it; the name may
+    # be followed by a newline, by <arg_key> at once, or by </tool_call> (SGLang's ling3 tool detector)
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "Plan.</think>Answer.", "Plan.", "Answer.", []),
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "Plan." + _GLM_CALL, "Plan.", "", _WEATHER),
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "<think>Plan.</think>\n" + _GLM_CALL, "Plan.", "", _WEATHER),
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "Plan.</think><tool_call>get_time</tool_call>", "Plan.", "",
+     [("get_time", {})]),
+    ("ling3", "inclusionAI/Ling-3.0-flash", {"enable_thinking": False}, "Answer.", "", "Answer.", []),
+    ("ling3", "inclusionAI/Ling-3.0-flash", {"thinking": False}, _GLM_CALL, "", "", _WEATHER),
+    ("ling3", "inclusionAI/Ling-3.0-flash", {"thinking": False},
+     "<tool_call>get_weather\\n<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>", "", "", _WEATHER),
 ]  # fmt: skip
 
 
@@ -177,6 +190,8 @@ def test_registered_parser_case_is_the_same_unprimed(
         ("BerryLM-7B", None, True),
         ("stepfun-ai/step3", None, True),
         ("openbmb/MiniCPM-V-4_5", {"enable_thinking": True}, False),
+        ("inclusionAI/Ling-3.0-flash", None, True),
+        ("inclusionAI/Ling-3.0-tiny", {"thinking": False}, False),
     ],
 )
 def test_the_request_switch_decides_priming_as_the_engines_parser_does(
