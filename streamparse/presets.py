@@ -72,6 +72,8 @@ class Preset:
     id_style: IdStyle = "openai"
     """The call-id shape the family's chat template accepts back in the next turn: ``"openai"`` (any
     string) or ``"alnum9"`` (exactly 9 letters/digits: Mistral's templates reject anything else)."""
+    escaped_newlines: bool = False
+    """The tokenizer decodes a newline as ``\\`` + ``n`` (MiniCPM-V): ``StreamParser(escaped_newlines=True)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +90,15 @@ class Rule:
     requires: str | None = None
     """A second regex that must also be found (e.g. ``think``), kept separate to avoid ``.*``."""
     note: str = ""
+    escaped_newlines: bool = False
 
     @property
     def preset(self) -> Preset:
         # Every family that writes the mistral format uses a Mistral tokenizer and template.
         id_style: IdStyle = "alnum9" if self.formats != "auto" and "mistral" in self.formats else "openai"
-        return Preset(self.family, self.formats, self.start_in_reasoning, True, self.note, id_style)
+        return Preset(
+            self.family, self.formats, self.start_in_reasoning, True, self.note, id_style, self.escaped_newlines
+        )
 
 
 # "think"/"thinking" as a word start (not "nothink", "rethink"), or "reason" (deepseek-reasoner, -reasoning).
@@ -240,7 +245,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
-    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, note="Qwen3's grammar; the model writes <think> (enable_thinking)"),
+    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, escaped_newlines=True,
+         note="Qwen3's grammar; the model writes <think> (enable_thinking); newlines decoded as \\n recovered"),
     Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), True,
          note="steptml invokes; the output starts inside reasoning (vLLM's and SGLang's step3 parsers)"),
     Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),
@@ -276,7 +282,7 @@ RULES: tuple[Rule, ...] = (
          note="GLM-4 style <arg_key>/<arg_value> calls; thinking mode would prime <think>"),
     Rule(r"bielik", "bielik", _HERMES, note="<tool_call> JSON"),
     Rule(r"(?<![a-z])ling-?3", "ling-3", ("glm45",), True,
-         note="GLM-4.7's grammar: thinking on by default (the prompt opens <think>), <tool_call> ends it (vLLM/SGLang ling3)"),
+         note="GLM-4.7's grammar; thinking on by default (the prompt opens <think>); <tool_call> ends it"),
     Rule(r"spark-?x?2\.?5", "spark-2.5", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's spark25)"),
     Rule(r"trinity", "trinity", _HERMES,
          note="Qwen-style <tool_call> JSON; SGLang also reads calls inside <think>: calls_in_reasoning='promote'"),
