@@ -116,7 +116,7 @@ def test_reasoning_effort_decides_whether_hy3_and_hy4_think() -> None:
 
 
 def test_the_preset_names_hy4_for_hunyuan_4_ids() -> None:
-    for model in (MODEL, "tencent/Hunyuan-4", "hy4:latest"):
+    for model in (MODEL, "hy4:latest"):
         preset = preset_for(model)
         assert (preset.family, preset.formats, preset.start_in_reasoning) == ("hy4", ("hy4", "hy4_plain"), True)
 
