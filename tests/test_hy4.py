@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from invariants import calls, check_stream
 
-from streamparse import formats
+from streamparse import StreamParser, formats
 from streamparse.presets import preset_for, start_in_reasoning_for
 
 MODEL = "tencent/Hy4-preview"
@@ -40,8 +40,10 @@ def _markup(suffix: str) -> tuple[Any, Any, Any]:
 
 
 def _run(text: str, **options: Any) -> Any:
-    preset = preset_for(MODEL)
-    settings: dict[str, Any] = {"formats": preset.formats, "tools": TOOLS, "start_in_reasoning": False}
+    """``check_stream`` with the formats ``for_model`` turns on (the preset's and those sharing its openers:
+    hy3, hermes... are on too)."""
+    formats = StreamParser.for_model(MODEL).formats
+    settings: dict[str, Any] = {"formats": formats, "tools": TOOLS, "start_in_reasoning": False}
     settings.update(options)
     return check_stream(text, **settings)
 
@@ -85,11 +87,11 @@ def test_hy4_cut_call_is_never_returned() -> None:
     assert result.text == ""
 
 
-def test_hy4_an_empty_name_is_no_call() -> None:
-    """vLLM's strict mode returns the output as content; here the opener without a name is text (R2)."""
+def test_hy4_an_empty_name_is_rejected() -> None:
+    """vLLM's strict mode returns such output as content; here the block is a failed call, never text."""
     _, call, block = _markup(":opensource")
     result = _run(block(call("")))
-    assert (calls(result), result.rejected) == ([], [])
+    assert (calls(result), [r.reason for r in result.rejected], result.text) == ([], ["malformed"], "")
 
 
 @pytest.mark.parametrize(
@@ -135,3 +137,32 @@ def test_a_checkpoint_with_its_own_suffix_registers_its_declaration() -> None:
         assert result.reasoning == "Plan."
     finally:
         formats.unregister("hy4_6124c78e")
+
+
+@pytest.mark.parametrize("formats", ["auto", ["hy3"]])
+def test_hy3_reads_hy4_calls_behind_the_shared_opener(formats: Any) -> None:
+    """Hy3 and HY v4 share ``<tool_call:opensource>``: where only hy3 is on (``formats="auto"``), HY v4's calls
+    (no ``<tool_sep>``) are read as HY v4 calls, inside the section and out."""
+    arg, call, block = _markup(":opensource")
+    result = check_stream(
+        "sure!" + block(call("get_weather", arg("city", "A")) + call("get_current_date")), formats=formats
+    )
+    assert calls(result) == [("get_weather", {"city": "A"}), ("get_current_date", {})]
+    assert [c.format for c in result.tool_calls] == ["hy4", "hy4"]
+    assert result.text == "sure!"
+
+
+def test_the_hy4_preset_still_reads_hy3_calls() -> None:
+    text = (
+        "<tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n<arg_key:opensource>city"
+        "</arg_key:opensource>\n<arg_value:opensource>Paris</arg_value:opensource>\n</tool_call:opensource>\n"
+        "</tool_calls:opensource>"
+    )
+    result = _run(text)
+    assert calls(result) == [("get_weather", {"city": "Paris"})]
+    assert [c.format for c in result.tool_calls] == ["hy3"]
+
+
+def test_a_block_neither_shape_reads_is_rejected_not_text() -> None:
+    result = _run("<tool_call:opensource>not a name at all</tool_call:opensource>")
+    assert (calls(result), [r.reason for r in result.rejected], result.text) == ([], ["malformed"], "")

@@ -92,6 +92,7 @@ BLOCK_CLOSERS: dict[str, str] = {
     "<TOOLCALL>": "</TOOLCALL>",
     "<ifm|tool_calls>": "</ifm|tool_calls>",  # K2 Horizon
     "<dots_function_call>": "</dots_function_call>",
+    "<tool_call:opensource>": "</tool_call:opensource>",  # Hy3's (an HY v4 call where only hy3 is active)
 }
 
 CATALOG: dict[str, FormatSpec] = {}

@@ -306,6 +306,10 @@ def _with_key_value_body(spec: FormatSpec) -> FormatSpec:
     )
 
 
+# Hy3 and HY v4 share their call opener (with the same suffix): each reads the other's calls where its own
+# shape declines, so a section opened by either holds both.
+_SHARED_OPENER = {HY3: (HY4,), HY4: (HY3,), HY3_PLAIN: (HY4_PLAIN,), HY4_PLAIN: (HY3_PLAIN,)}
 SPECS: list[FormatSpec] = [
-    _with_key_value_body(compile_declaration(d)) if d is LONGCAT else compile_declaration(d) for d in DECLARATIONS
+    _with_key_value_body(compile_declaration(d)) if d is LONGCAT else compile_declaration(d, _SHARED_OPENER.get(d, ()))
+    for d in DECLARATIONS
 ]
