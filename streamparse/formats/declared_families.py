@@ -106,22 +106,25 @@ APERTUS = Declaration(
     auto=True,
 )
 
+
+def _hy_call(end: str, name: HeaderName) -> Call:
+    """Tencent's key/value call: ``<tool_call`` + suffix + ``>`` NAME ... ``<arg_key…>K</arg_key…>``
+    ``<arg_value…>V</arg_value…>`` ... ``</tool_call…>``, values verbatim; ``end`` is the suffix and ``>``."""
+    args = TaggedArgs(
+        "<arg_key" + end,
+        "</arg_key" + end,
+        "</arg_value" + end,
+        value_open="<arg_value" + end,
+        values=Values(whitespace="verbatim"),
+    )
+    return Call("<tool_call" + end, "</tool_call" + end, name, args)
+
+
 # Tencent Hy3: key/value markers with the ":opensource" token suffix.
 _HY = ":opensource>"
 HY3 = Declaration(
     "hy3",
-    Call(
-        "<tool_call" + _HY,
-        "</tool_call" + _HY,
-        HeaderName("<tool_sep" + _HY),
-        TaggedArgs(
-            "<arg_key" + _HY,
-            "</arg_key" + _HY,
-            "</arg_value" + _HY,
-            value_open="<arg_value" + _HY,
-            values=Values(whitespace="verbatim"),
-        ),
-    ),
+    _hy_call(_HY, HeaderName("<tool_sep" + _HY)),
     section=Section("<tool_calls" + _HY, "</tool_calls" + _HY),
     reasoning=(Reasoning("<think" + _HY, "</think" + _HY, primed=True),),
     control_tokens=("<｜hy_eos:opensource｜>",),
@@ -133,14 +136,7 @@ HY3 = Declaration(
 # ":opensource". Its <tool_call> and <tool_calls> are other families' openers, so it is active where named.
 HY3_PLAIN = Declaration(
     "hy3_plain",
-    Call(
-        "<tool_call>",
-        "</tool_call>",
-        HeaderName("<tool_sep>"),
-        TaggedArgs(
-            "<arg_key>", "</arg_key>", "</arg_value>", value_open="<arg_value>", values=Values(whitespace="verbatim")
-        ),
-    ),
+    _hy_call(">", HeaderName("<tool_sep>")),
     section=Section("<tool_calls>", "</tool_calls>"),
     models="Tencent Hy3 (tokenizer without the token suffix)",
     notes="shares <tool_call>/<tool_calls> with other families: active where named (presets), not in auto",
@@ -156,22 +152,11 @@ def hy4_declaration(suffix: str = ":opensource", name: str = "hy4") -> Declarati
     end = suffix + ">"
     return Declaration(
         name,
-        Call(
-            "<tool_call" + end,
-            "</tool_call" + end,
-            HeaderName(""),
-            TaggedArgs(
-                "<arg_key" + end,
-                "</arg_key" + end,
-                "</arg_value" + end,
-                value_open="<arg_value" + end,
-                values=Values(whitespace="verbatim"),
-            ),
-        ),
+        _hy_call(end, HeaderName("")),
         section=Section("<tool_calls" + end, "</tool_calls" + end),
         reasoning=(Reasoning("<think" + end, "</think" + end, primed=True),),
         models=f"Tencent HY v4 (Hy4; token suffix {suffix!r})" if suffix else "Tencent HY v4 (Hy4; no token suffix)",
-        notes="shares its call opener with hy3 (or with <tool_call> formats): active where named (the hy4 preset)",
+        notes="on where named (the HY v4 preset); hy3 reads its calls behind their shared opener",
     )
 
 
