@@ -98,7 +98,7 @@ class StreamParser:
         self._guard = TokenGuard(special_tokens) if special_tokens else None
         self._record: list[Event] | None = [] if record else None
         self._cut = False  # close() was told the output hit its length limit
-        self._unescape = EscapedNewlines() if escaped_newlines else None  # MiniCPM-V's decoded "\\n"
+        self._unescape = EscapedNewlines(separators == "drop") if escaped_newlines else None  # MiniCPM-V
         if self._guard is None and self._record is None and self._unescape is None:
             # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
             self.feed = self._engine.feed  # type: ignore[method-assign]
@@ -264,7 +264,7 @@ class StreamParser:
         self._structured.clear()
         self._cut = False
         if self._unescape is not None:
-            self._unescape = EscapedNewlines()
+            self._unescape = EscapedNewlines(self._unescape.sep is not None)
         if self._record is not None:
             self._record = []
         if self._guard is not None:

@@ -115,3 +115,16 @@ def test_recovery_is_the_same_under_every_chunking(text: str) -> None:
         ParseResult.from_events(events).text
         == ParseResult.from_events(run([text], escaped_newlines=True, formats=["hermes"])).text
     )
+
+
+def test_separator_newlines_written_as_escapes_are_not_content() -> None:
+    """The template's ``<think>\\n``, ``\\n</think>\\n\\n`` and the newlines around a call arrive as escapes:
+    once recovered they are separators like any other (exact output), kept with ``separators="keep"``."""
+    text = "<think>\\nPlan.\\n</think>\\n\\nChecking.\\n" + _CALL + "\\nDone.\\n"
+    result = _stream(text)
+    assert (result.reasoning, result.text, calls(result)) == ("Plan.", "Checking.\nDone.", [("note", {"text": "x"})])
+    kept = _stream(text, separators="keep")
+    assert (kept.reasoning, kept.text) == ("\nPlan.\n", "\n\nChecking.\n\nDone.\n")
+
+
+_CALL = "<tool_call>\n<function=note>\n<parameter=text>\nx\n</parameter>\n</function>\n</tool_call>"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from ..events import Event, ReasoningDelta, TextDelta, TextWasReasoning
+from ..states.separators import Separators
 
 __all__ = ["EscapedNewlines", "Unescaper"]
 
@@ -119,27 +120,39 @@ def _partial_tail(text: str, i: int, closer: str) -> int:
 
 
 class EscapedNewlines:
-    """The stream filter: visible text and reasoning through their own :class:`Unescaper`."""
+    """The stream filter: visible text and reasoning through their own :class:`Unescaper`, then (unless
+    ``separators="keep"``) through the exact-output policy again (``states/separators.py``), since the
+    template's separator newlines came as escapes the engine could not see: ``</think>\\n\\nAnswer`` gives
+    ``Answer``. A switch of channel or any other event is markup to that policy."""
 
-    __slots__ = ("text", "reasoning", "released")
+    __slots__ = ("text", "reasoning", "released", "sep", "last")
 
-    def __init__(self) -> None:
+    def __init__(self, drop_separators: bool = True) -> None:
         self.text = Unescaper()
         self.reasoning = Unescaper()
         self.released = 0  # visible characters this filter released (TextWasReasoning counts them)
+        self.sep = Separators() if drop_separators else None
+        self.last: type[Event] | None = None  # the kind of the last event (a change of kind is markup)
 
     def events(self, events: list[Event], final: bool = False) -> list[Event]:
         out: list[Event] = []
         for ev in events:
+            kind = type(ev)
+            if kind is not ReasoningDelta:
+                self._add(out, ReasoningDelta, self.reasoning.feed("", final=True))  # the reasoning is over
+            if kind is not self.last and self.sep is not None:
+                self.sep.markup()
+            self.last = kind
             if isinstance(ev, ReasoningDelta):
                 self._add(out, ReasoningDelta, self.reasoning.feed(ev.text))
-                continue
-            self._add(out, ReasoningDelta, self.reasoning.feed("", final=True))  # the reasoning is over
-            if isinstance(ev, TextDelta):
+            elif isinstance(ev, TextDelta):
                 self._add(out, TextDelta, self.text.feed(ev.text))
             elif isinstance(ev, TextWasReasoning):
                 self._add(out, TextDelta, self.text.feed("", final=True))
                 self.text = Unescaper()  # that text was reasoning: its spans are over too
+                if self.sep is not None:
+                    self.sep.markup()
+                    self.sep.forget_text()
                 out.append(TextWasReasoning(self.released))
             else:
                 out.append(ev)
@@ -149,6 +162,9 @@ class EscapedNewlines:
         return out
 
     def _add(self, out: list[Event], kind: type[TextDelta] | type[ReasoningDelta], text: str) -> None:
+        sep = self.sep
+        if sep is not None and text:
+            text = sep.text(text) if kind is TextDelta else sep.reason(text)
         if text:
             if kind is TextDelta:
                 self.released += len(text)
