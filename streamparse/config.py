@@ -33,6 +33,7 @@ from .states.text import (
     open_reasoning,
     orphan_closer,
     pop_scope,
+    repeated_opener,
     tildes,
     written_opener,
 )
@@ -105,7 +106,7 @@ class Tables:
                     handlers.setdefault(k, []).append(end_primed_reasoning)
             handlers.setdefault(closer, []).insert(0, pop_scope)
             if closer == "</think>":
-                handlers.setdefault("<think>", []).append(drop)  # a primed output that repeats the opener
+                handlers.setdefault("<think>", []).append(repeated_opener)  # a primed output that repeats the opener
             self.reasoning[closer] = MarkerTable(handlers, w.ns if promote else None, w.anchors)
         # Primed reasoning (the prompt opened <think>): as reasoning, but a native call opener of an active
         # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.

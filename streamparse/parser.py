@@ -24,6 +24,7 @@ from .events import (
     ToolCallStart,
     Validation,
 )
+from .formats.escaped_newlines import EscapedNewlines
 from .messages import finish_reason
 from .partial import CallSnapshot, PartialJson, copy_value
 from .states.separators import SeparatorsOption
@@ -51,6 +52,8 @@ class StreamParser:
     ``separators``: ``"drop"`` (the default) gives content and reasoning as the message fields the template
     was given, without the whitespace it writes around its markup (``<think>\n``, ``\n\n<tool_call>``);
     ``"keep"`` leaves that whitespace in the text (docs/FORMATS.md, exact output).
+    ``escaped_newlines``: text and reasoning get back the newlines a tokenizer decoded as ``\\n`` (MiniCPM-V's
+    preset sets it; call arguments, code and math keep theirs: ``formats/escaped_newlines.py``).
     ``calls`` / ``snapshot(index)``: each call as far as it has streamed (:class:`CallSnapshot`).
     ``record=True`` keeps every event so that :meth:`result` can give the whole turn (memory then grows with
     the stream; off by default, so a parser holds no more than its longest open call).
@@ -75,6 +78,7 @@ class StreamParser:
         record: bool = False,
         separators: SeparatorsOption = "drop",
         prompt: str | None = None,
+        escaped_newlines: bool = False,
     ) -> None:
         self._config = Config(
             formats,
@@ -94,7 +98,8 @@ class StreamParser:
         self._guard = TokenGuard(special_tokens) if special_tokens else None
         self._record: list[Event] | None = [] if record else None
         self._cut = False  # close() was told the output hit its length limit
-        if self._guard is None and self._record is None:
+        self._unescape = EscapedNewlines(separators == "drop") if escaped_newlines else None  # MiniCPM-V
+        if self._guard is None and self._record is None and self._unescape is None:
             # The hot path: feed() is the engine's own method (one call per chunk, no wrapper).
             self.feed = self._engine.feed  # type: ignore[method-assign]
         self.preset: Any = None
@@ -151,6 +156,8 @@ class StreamParser:
                 parser.preset = preset
                 return parser
         options.setdefault("formats", catalog.siblings(preset.formats) if preset.matched else "auto")
+        if preset.escaped_newlines:
+            options.setdefault("escaped_newlines", True)
         if options.get("prompt") is None:  # a prompt says where the output starts better than the request
             options.setdefault("start_in_reasoning", start_in_reasoning_for(model_id, chat_template_kwargs))
         parser = cls(**options)
@@ -210,7 +217,9 @@ class StreamParser:
             return self.feed_tokens(((None, chunk),))
         raise TypeError("a parser given special_tokens takes text (str) or feed_tokens(), not bytes")
 
-    def _kept(self, events: list[Event]) -> list[Event]:
+    def _kept(self, events: list[Event], final: bool = False) -> list[Event]:
+        if self._unescape is not None:
+            events = self._unescape.events(events, final)
         if self._record is not None:
             self._record.extend(events)
         return events
@@ -243,10 +252,10 @@ class StreamParser:
                 cut += self.close_call(index, cut=True)
         guard = self._guard
         if guard is None or self._engine.closed:
-            return cut + self._kept(self._engine.close(reason))
+            return cut + self._kept(self._engine.close(reason), True)
         tail = guard.flush()
         head = self._engine.feed(tail) if tail else []
-        return cut + self._kept(guard.clean(head + self._engine.close(reason)))
+        return cut + self._kept(guard.clean(head + self._engine.close(reason)), True)
 
     def reset(self) -> None:
         """Return to the initial state for a new stream (same configuration)."""
@@ -254,6 +263,8 @@ class StreamParser:
         self._readers.clear()
         self._structured.clear()
         self._cut = False
+        if self._unescape is not None:
+            self._unescape = EscapedNewlines(self._unescape.sep is not None)
         if self._record is not None:
             self._record = []
         if self._guard is not None:

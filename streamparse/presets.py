@@ -23,8 +23,8 @@ Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning``
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
 MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest, openPangu,
-PLaMo 3, Granite 4.2, BerryLM, Step-3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning steps:"): each
-engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
+PLaMo 3, Granite 4.2, BerryLM, Step-3, HY v4, Ling 3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning
+steps:"): each engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
 Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
 DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
 The id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
@@ -72,6 +72,8 @@ class Preset:
     id_style: IdStyle = "openai"
     """The call-id shape the family's chat template accepts back in the next turn: ``"openai"`` (any
     string) or ``"alnum9"`` (exactly 9 letters/digits: Mistral's templates reject anything else)."""
+    escaped_newlines: bool = False
+    """The tokenizer decodes a newline as ``\\`` + ``n`` (MiniCPM-V): ``StreamParser(escaped_newlines=True)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +90,15 @@ class Rule:
     requires: str | None = None
     """A second regex that must also be found (e.g. ``think``), kept separate to avoid ``.*``."""
     note: str = ""
+    escaped_newlines: bool = False
 
     @property
     def preset(self) -> Preset:
         # Every family that writes the mistral format uses a Mistral tokenizer and template.
         id_style: IdStyle = "alnum9" if self.formats != "auto" and "mistral" in self.formats else "openai"
-        return Preset(self.family, self.formats, self.start_in_reasoning, True, self.note, id_style)
+        return Preset(
+            self.family, self.formats, self.start_in_reasoning, True, self.note, id_style, self.escaped_newlines
+        )
 
 
 # "think"/"thinking" as a word start (not "nothink", "rethink"), or "reason" (deepseek-reasoner, -reasoning).
@@ -234,11 +239,14 @@ RULES: tuple[Rule, ...] = (
     Rule(r"apertus", "apertus", ("apertus",)),
     Rule(r"(?<![a-z])hy-?3|hunyuan-?3", "hy3", ("hy3", "hy3_plain"),
          note="tokens with or without the ':opensource' suffix; reasoning effort decides whether the prompt thinks"),
+    Rule(r"(?<![a-z])hy-?4|hunyuan-?4", "hy4", ("hy4", "hy4_plain"), True,
+         note="HY v4: Hy3's tokens without <tool_sep>; the prompt opens <think> unless reasoning_effort=no_think"),
     Rule(r"solar-?open-?2", "solar-open2", ("solar_open2",)),
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
-    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, note="Qwen3's grammar; the model writes <think> (enable_thinking)"),
+    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, escaped_newlines=True,
+         note="Qwen3's grammar; the model writes <think> (enable_thinking); newlines decoded as \\n recovered"),
     Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), True,
          note="steptml invokes; the output starts inside reasoning (vLLM's and SGLang's step3 parsers)"),
     Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),
@@ -273,7 +281,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"laguna|poolside", "laguna", ("glm45",),
          note="GLM-4 style <arg_key>/<arg_value> calls; thinking mode would prime <think>"),
     Rule(r"bielik", "bielik", _HERMES, note="<tool_call> JSON"),
-    Rule(r"(?<![a-z])ling-?3", "ling-3", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's ling3)"),
+    Rule(r"(?<![a-z])ling-?3", "ling-3", ("glm45",), True,
+         note="GLM-4.7's grammar; thinking on by default (the prompt opens <think>); <tool_call> ends it"),
     Rule(r"spark-?x?2\.?5", "spark-2.5", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's spark25)"),
     Rule(r"trinity", "trinity", _HERMES,
          note="Qwen-style <tool_call> JSON; SGLang also reads calls inside <think>: calls_in_reasoning='promote'"),
@@ -391,24 +400,31 @@ THINKING_PRIMES = frozenset(
         "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
         "gigachat-3.5", "gigachat-3.5-reasoning", "kimi-k2.5", "telechat", "xingchen-4", "exaone-4",
         "hyperclovax-seed-think", "iquest", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
-        "step-3",
+        "step-3", "ling-3",
     }
 )  # fmt: skip
 # `reasoning`: Cohere's and GigaChat 3.5's templates; `think`: openPangu's.
 _THINKING_KEYS = ("enable_thinking", "thinking", "reasoning", "think")
+# Families whose template thinks by ``reasoning_effort`` (vLLM's hy_v3 / hy_v4 parsers): ``"no_think"`` means
+# no reasoning, any other effort opens <think> in the prompt. Unset, hy3 does not think and hy4 does ("high").
+_EFFORT_PRIMES = frozenset({"hy3", "hy4"})
 
 
 def start_in_reasoning_for(model_id: str, chat_template_kwargs: dict[str, Any] | None = None) -> bool:
     """Whether the output of ``model_id`` starts inside reasoning, given the request's
     ``chat_template_kwargs``: ``enable_thinking`` / ``thinking`` (MiniMax-M3: ``thinking_mode``) false
     means the template closed (or never opened) the reasoning, true means it opened it for the families in
-    :data:`THINKING_PRIMES`; without them the preset decides. The proxy and the vLLM adapter call this with
-    the request they serve."""
+    :data:`THINKING_PRIMES`; Hy3 and HY v4 think unless ``reasoning_effort`` is ``"no_think"`` (HY v4 by
+    default, Hy3 only when an effort is given); without them the preset decides. The proxy and the vLLM
+    adapter call this with the request they serve."""
     preset = preset_for(model_id)
     kwargs = dict(chat_template_kwargs or {})
     mode = kwargs.get("thinking_mode")  # MiniMax-M3: "enabled" / "disabled"
     if mode in ("enabled", "disabled"):
         kwargs.setdefault("enable_thinking", mode == "enabled")
+    effort = kwargs.get("reasoning_effort")
+    if isinstance(effort, str) and effort and preset.family in _EFFORT_PRIMES:
+        return effort != "no_think"
     for key in _THINKING_KEYS:
         value = kwargs.get(key)
         if isinstance(value, bool):

@@ -174,7 +174,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]
     ),
     # vLLM's GigaChat 3.5 parser: GCML with string="true|false".
     "gigachat35": (
-        "ai-sage/GigaChat3.5-Lightning",
+        "ai-sage/GigaChat3.5-432B-A28B",
         'Ok.\n\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name="get_weather">\n<｜GCML｜parameter name="city" string="true">'
         ' Kazan</｜GCML｜parameter>\n<｜GCML｜parameter name="days" string="false">3</｜GCML｜parameter>\n'
         "</｜GCML｜invoke>\n</｜GCML｜tool_calls>",

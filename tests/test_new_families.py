@@ -394,7 +394,7 @@ def test_reka_reasoning_tag_counts_only_at_the_start() -> None:
             [("f", {"x": "1"})],
         ),
         (
-            "poolside/Laguna",
+            "poolside/Laguna-XS.2",
             "<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
             [("f", {"x": "1"})],
         ),

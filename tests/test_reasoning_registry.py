@@ -27,18 +27,19 @@ _KIMI_CALL = (
 )
 _INTERN_CALL = '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>'
 _QWEN_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"
+_GLM_CALL = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
 _WEATHER = [("get_weather", {"city": "Paris"})]
 
 # (registered parser name, model id, chat_template_kwargs, output, reasoning, text, calls)
 Case = tuple[str, str, dict[str, Any] | None, str, str, str, list[tuple[str, dict[str, Any]]]]
 CASES: list[Case] = [
     # the template opens <think> unless enable_thinking=false; then the output is the answer alone
-    ("telechat4", "Tele-AI/TeleChat4-35B", None, "Add them.\n</think>\n\n2 + 2 = 4.", "Add them.", "2 + 2 = 4.", []),
-    ("telechat4", "Tele-AI/TeleChat4-35B", {"enable_thinking": False}, "2 + 2 = 4.", "", "2 + 2 = 4.", []),
+    ("telechat4", "TeleChat4-29B", None, "Add them.\n</think>\n\n2 + 2 = 4.", "Add them.", "2 + 2 = 4.", []),
+    ("telechat4", "TeleChat4-29B", {"enable_thinking": False}, "2 + 2 = 4.", "", "2 + 2 = 4.", []),
     ("telechat", "Tele-AI/TeleChat3-36B-Thinking", None, "Add.</think>4", "Add.", "4", []),
-    ("xingchen4", "XingChen4-32B", None, "Add them.</think>4", "Add them.", "4", []),
-    ("xingchen4", "XingChen4-32B", {"thinking": False}, "4", "", "4", []),
-    ("xing4_0", "Xing4.0-32B", None, "Add them.</think>4", "Add them.", "4", []),
+    ("xingchen4", "XingChen4-29B-A4B", None, "Add them.</think>4", "Add them.", "4", []),
+    ("xingchen4", "XingChen4-29B-A4B", {"thinking": False}, "4", "", "4", []),
+    ("xing4_0", "XingChen-AGI/Xing4.0-29B-A4B", None, "Add them.</think>4", "Add them.", "4", []),
     # enable_thinking (off by default) opens <think> in the prompt
     ("exaone4", "LGAI-EXAONE/EXAONE-4.0-32B", {"enable_thinking": True}, "Plan.\n</think>\n\nAnswer.", "Plan.", "Answer.", []),
     ("exaone4", "LGAI-EXAONE/EXAONE-4.0-32B", None, "Answer.", "", "Answer.", []),
@@ -63,21 +64,21 @@ CASES: list[Case] = [
      "\nPlan.\n</think>\n\nAnswer.", "Plan.", "Answer.", []),
     ("iquest / iquest_coder_v2", "IQuestLab/IQuest-Coder-V1-40B-Instruct", {"enable_thinking": False},
      "Answer.", "", "Answer.", []),
-    ("kolibri1_engine", "Kolibri1-8B", None, "<think>Weather.</think>\n" + _HERMES_CALL, "Weather.", "", _WEATHER),
+    ("kolibri1_engine", "Aleph-Alpha/Kolibri-1", None, "<think>Weather.</think>\n" + _HERMES_CALL, "Weather.", "", _WEATHER),
     # openPangu: <think> or [unused16]/[unused17] by tokenizer; `think` (default true) primes
-    ("openpangu_v2", "openPangu-Ultra-MoE-718B-V2", None, "Plan.</think>Answer.", "Plan.", "Answer.", []),
+    ("openpangu_v2", "FreedomIntelligence/openPangu-Ultra-MoE-718B-V1.1", None, "Plan.</think>Answer.", "Plan.", "Answer.", []),
     ("pangu", "FreedomIntelligence/openPangu-Embedded-7B-V1.1", None, "Plan.[unused17]Answer.", "Plan.", "Answer.", []),
-    ("openpangu_v2", "openPangu-Ultra-MoE-718B-V2", {"think": False}, "Answer.", "", "Answer.", []),
+    ("openpangu_v2", "FreedomIntelligence/openPangu-Ultra-MoE-718B-V1.1", {"think": False}, "Answer.", "", "Answer.", []),
     # RWKV: enable_thinking=true (only) primes; otherwise a written <think> opens
-    ("rwkv", "RWKV/rwkv7-g1a-2.9b", {"enable_thinking": True}, "Plan.</think>Answer.", "Plan.", "Answer.", []),
-    ("rwkv", "RWKV/rwkv7-g1a-2.9b", None, "<think>Plan.</think>Answer.", "Plan.", "Answer.", []),
-    ("rwkv", "RWKV/rwkv7-g1a-2.9b", None, "Answer.", "", "Answer.", []),
+    ("rwkv", "BlinkDL/rwkv7-g1", {"enable_thinking": True}, "Plan.</think>Answer.", "Plan.", "Answer.", []),
+    ("rwkv", "BlinkDL/rwkv7-g1", None, "<think>Plan.</think>Answer.", "Plan.", "Answer.", []),
+    ("rwkv", "BlinkDL/rwkv7-g1", None, "Answer.", "", "Answer.", []),
     # vLLM's plamo3 tests: primed unless enable_thinking=false; <|plamo:tag|> ends the turn
-    ("plamo3", "pfnet/plamo-3-31b", None, f"reasoning{_PLAMO_CLOSE}answer", "reasoning", "answer", []),
-    ("plamo3", "pfnet/plamo-3-31b", None, f"{_PLAMO_OPEN}reasoning{_PLAMO_CLOSE}answer{_PLAMO_EOT}",
+    ("plamo3", "pfnet/plamo-3-nict-31b-base", None, f"reasoning{_PLAMO_CLOSE}answer", "reasoning", "answer", []),
+    ("plamo3", "pfnet/plamo-3-nict-31b-base", None, f"{_PLAMO_OPEN}reasoning{_PLAMO_CLOSE}answer{_PLAMO_EOT}",
      "reasoning", "answer", []),
-    ("plamo3", "pfnet/plamo-3-31b", None, "reasoning in progress", "reasoning in progress", "", []),
-    ("plamo3", "pfnet/plamo-3-31b", {"enable_thinking": False}, f"answer{_PLAMO_EOT}", "", "answer", []),
+    ("plamo3", "pfnet/plamo-3-nict-31b-base", None, "reasoning in progress", "reasoning in progress", "", []),
+    ("plamo3", "pfnet/plamo-3-nict-31b-base", {"enable_thinking": False}, f"answer{_PLAMO_EOT}", "", "answer", []),
     # holo2 (DeepSeekV3ReasoningWithThinking): thinking on by default
     ("holo2", "Hcompany/Holo2-8B", None, "Weather.</think>\n" + _HERMES_CALL, "Weather.", "", _WEATHER),
     # vLLM's kimi_k25 tests: thinking forced on; the tool section ends unclosed reasoning
@@ -97,7 +98,7 @@ CASES: list[Case] = [
     ("granite_thinking_engine", "ibm-granite/granite-4.2-8b", None, "Plan.\n</think>\n" + _QWEN_CALL, "Plan.", "",
      _WEATHER),
     ("granite_thinking_engine", "ibm-granite/granite-4.2-8b", {"enable_thinking": False}, "Answer.", "", "Answer.", []),
-    ("berrylm_engine", "BerryLM-7B", None, "Weather." + _QWEN_CALL, "Weather.", "", _WEATHER),
+    ("berrylm_engine", "rwb-ai/BerryLM-OS", None, "Weather." + _QWEN_CALL, "Weather.", "", _WEATHER),
     ("minicpmv", "openbmb/MiniCPM-V-4_5", None, "Answer.", "", "Answer.", []),
     ("minicpmv", "openbmb/MiniCPM-V-4_5", {"enable_thinking": True}, "<think>Plan.</think>Answer.", "Plan.",
      "Answer.", []),
@@ -109,10 +110,22 @@ CASES: list[Case] = [
     ("step3", "stepfun-ai/step3", None, "Plan.</think>Answer.", "Plan.", "Answer.", []),
     ("step3", "stepfun-ai/step3", None, "still thinking", "still thinking", "", []),
     # GigaChat 3.5: reasoning=true opens <think>; the Reasoning release always does
-    ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", {"reasoning": True}, "Plan.</think>Answer.", "Plan.", "Answer.", []),
-    ("gigachat35", "ai-sage/GigaChat3.5-10B-A1.8B", None, "Answer.", "", "Answer.", []),
-    ("gigachat35 (with thinking)", "ai-sage/GigaChat3.5-10B-A1.8B-Reasoning", None, "Plan.</think>Answer.",
+    ("gigachat35", "ai-sage/GigaChat3.5-432B-A28B", {"reasoning": True}, "Plan.</think>Answer.", "Plan.", "Answer.", []),
+    ("gigachat35", "ai-sage/GigaChat3.5-432B-A28B", None, "Answer.", "", "Answer.", []),
+    ("gigachat35 (with thinking)", "GigaChat3.5-Reasoning", None, "Plan.</think>Answer.",
      "Plan.", "Answer.", []),
+    # Ling 3 (vLLM's parser/ling3.py on GLM-4.7's engine config, SGLang's Ling3Detector(force_reasoning=True)):
+    # reasoning from the start unless thinking / enable_thinking is false; <tool_call> ends it; the name may
+    # be followed by a newline, by <arg_key> at once, or by </tool_call> (SGLang's ling3 tool detector)
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "Plan.</think>Answer.", "Plan.", "Answer.", []),
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "Plan." + _GLM_CALL, "Plan.", "", _WEATHER),
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "<think>Plan.</think>\n" + _GLM_CALL, "Plan.", "", _WEATHER),
+    ("ling3", "inclusionAI/Ling-3.0-flash", None, "Plan.</think><tool_call>get_time</tool_call>", "Plan.", "",
+     [("get_time", {})]),
+    ("ling3", "inclusionAI/Ling-3.0-flash", {"enable_thinking": False}, "Answer.", "", "Answer.", []),
+    ("ling3", "inclusionAI/Ling-3.0-flash", {"thinking": False}, _GLM_CALL, "", "", _WEATHER),
+    ("ling3", "inclusionAI/Ling-3.0-flash", {"thinking": False},
+     "<tool_call>get_weather\\n<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>", "", "", _WEATHER),
 ]  # fmt: skip
 
 
@@ -153,30 +166,32 @@ def test_registered_parser_case_is_the_same_unprimed(
 @pytest.mark.parametrize(
     ("model", "kwargs", "primed"),
     [
-        ("Tele-AI/TeleChat4-35B", None, True),
-        ("Tele-AI/TeleChat4-35B", {"enable_thinking": False}, False),
-        ("XingChen4-32B", {"enable_thinking": False}, False),
+        ("TeleChat4-29B", None, True),
+        ("TeleChat4-29B", {"enable_thinking": False}, False),
+        ("XingChen4-29B-A4B", {"enable_thinking": False}, False),
         ("LGAI-EXAONE/EXAONE-4.0-32B", None, False),
         ("LGAI-EXAONE/EXAONE-4.0-32B", {"enable_thinking": True}, True),
         ("naver-hyperclovax/HyperCLOVAX-SEED-Think-32B", None, False),
         ("naver-hyperclovax/HyperCLOVAX-SEED-Think-32B", {"thinking": True}, True),
         ("internlm/Intern-S1", {"enable_thinking": True}, False),
         ("IQuestLab/IQuest-Coder-V1-40B-Instruct", None, True),
-        ("openPangu-Ultra-MoE-718B-V2", {"think": False}, False),
-        ("RWKV/rwkv7-g1a-2.9b", None, False),
-        ("RWKV/rwkv7-g1a-2.9b", {"enable_thinking": True}, True),
-        ("pfnet/plamo-3-31b", None, True),
-        ("pfnet/plamo-3-31b", {"enable_thinking": False}, False),
+        ("FreedomIntelligence/openPangu-Ultra-MoE-718B-V1.1", {"think": False}, False),
+        ("BlinkDL/rwkv7-g1", None, False),
+        ("BlinkDL/rwkv7-g1", {"enable_thinking": True}, True),
+        ("pfnet/plamo-3-nict-31b-base", None, True),
+        ("pfnet/plamo-3-nict-31b-base", {"enable_thinking": False}, False),
         ("Hcompany/Holo2-8B", None, True),
         ("moonshotai/Kimi-K2.5", None, True),
-        ("ai-sage/GigaChat3.5-10B-A1.8B", None, False),
-        ("ai-sage/GigaChat3.5-10B-A1.8B", {"reasoning": True}, True),
-        ("ai-sage/GigaChat3.5-10B-A1.8B-Reasoning", None, True),
+        ("ai-sage/GigaChat3.5-432B-A28B", None, False),
+        ("ai-sage/GigaChat3.5-432B-A28B", {"reasoning": True}, True),
+        ("GigaChat3.5-Reasoning", None, True),
         ("ibm-granite/granite-4.2-8b", None, True),
         ("ibm-granite/granite-4.2-8b", {"enable_thinking": False}, False),
-        ("BerryLM-7B", None, True),
+        ("rwb-ai/BerryLM-OS", None, True),
         ("stepfun-ai/step3", None, True),
         ("openbmb/MiniCPM-V-4_5", {"enable_thinking": True}, False),
+        ("inclusionAI/Ling-3.0-flash", None, True),
+        ("inclusionAI/Ling-3.0-tiny", {"thinking": False}, False),
     ],
 )
 def test_the_request_switch_decides_priming_as_the_engines_parser_does(

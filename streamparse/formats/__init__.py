@@ -45,6 +45,7 @@ from .declaration import (
 )
 from .declaration_io import dump, load
 from .declared import BODY_KINDS, BodyKind, declare
+from .declared_families import hy4_declaration
 
 __all__ = [
     "FormatSpec",
@@ -53,6 +54,7 @@ __all__ = [
     "BODY_KINDS",
     "BodyKind",
     "declare",
+    "hy4_declaration",
     "Declaration",
     "Call",
     "Section",
@@ -90,6 +92,7 @@ BLOCK_CLOSERS: dict[str, str] = {
     "<TOOLCALL>": "</TOOLCALL>",
     "<ifm|tool_calls>": "</ifm|tool_calls>",  # K2 Horizon
     "<dots_function_call>": "</dots_function_call>",
+    "<tool_call:opensource>": "</tool_call:opensource>",  # Hy3's (an HY v4 call where only hy3 is active)
 }
 
 CATALOG: dict[str, FormatSpec] = {}

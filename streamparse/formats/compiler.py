@@ -25,7 +25,7 @@ from .base import FormatSpec, Wiring
 from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, RecipientName, TaggedArgs
 from .gemma_call import GemmaCallState
 from .messages import wire_messages
-from .openers import Decision, _first, block_table, cut_off, json_call
+from .openers import Decision, _first, block_table, cut_off, json_call, unparsed_block
 from .standalone import wire_standalone
 
 Match: TypeAlias = re.Match[str] | None | Literal[False]
@@ -140,8 +140,11 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         buf = eng.buf
         m = read_header(buf, e, name.end, header, final) if not ends else _read_to_any(buf, e, ends, header, final)
         if not m:
-            if m is False and final and _header_prefix(buf, e, name.attribute is not None):
-                return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
+            # The stream ended inside the header: truncated, unless the call's closer came (another shape
+            # of call behind the same opener, HY v4's behind Hy3's, is then for the next handler).
+            cut = call.close is not None and call.close in buf[e : e + LOOKAHEAD + len(call.close)]
+            if m is False and final and not cut and _header_prefix(buf, e, name.attribute is not None):
+                return cut_off(eng, s, fmt, final)
             if m is None and not _header_prefix(buf, e, name.attribute is not None):
                 return False  # prose after a shared opener: released now, not held for LOOKAHEAD
             return m
@@ -282,8 +285,20 @@ def _default_fields(name: JsonName) -> bool:
     return name.field == "name" and name.arguments_field == "arguments" and not name.nested
 
 
-def section_handler(fmt: str, decl: Declaration) -> Handler:
-    """The section opener: the calls inside run to the section's closer (optional when None)."""
+def either(first: Handler, second: Handler) -> Handler:
+    """``first``, and where it declines the marker (False), ``second``: two shapes of call behind one opener."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        found = first(eng, s, e, final)
+        return second(eng, s, e, final) if found is False else found
+
+    return handler
+
+
+def section_handler(fmt: str, decl: Declaration, calls: Handler | None = None, failed: bool = False) -> Handler:
+    """The section opener: the calls inside run to the section's closer (optional when None). ``calls``:
+    the handler of the calls inside (default: the declaration's own call handler); ``failed``: a closed call
+    no shape reads is a failed call of the section (else the section ends there and its text is rescanned)."""
     section = decl.section
     assert section is not None
     call = decl.call
@@ -292,7 +307,9 @@ def section_handler(fmt: str, decl: Declaration) -> Handler:
         # JSON calls straight inside the section: the section's markers are the call's.
         assert isinstance(call.name, JsonName)
         return json_handler(fmt, call.name, close, several=True)
-    handler_ = call_handler(fmt, call)
+    handler_ = calls if calls is not None else call_handler(fmt, call)
+    if failed and call.close:
+        handler_ = either(handler_, unparsed_block(fmt, call.close))
     markers: dict[str, Handler] = {m: handler_ for m in (call.open, *call.also_open)}
     markers.update((m, drop) for m in section.separators)
     table = block_table(markers, close)
@@ -370,15 +387,19 @@ def describe_markup(decl: Declaration) -> tuple[str, str]:
     return delimiters, decl.example or example
 
 
-def compile_declaration(decl: Declaration) -> FormatSpec:
-    """The catalog entry of a declaration (validated when it was built)."""
+def compile_declaration(decl: Declaration, also: tuple[Declaration, ...] = ()) -> FormatSpec:
+    """The catalog entry of a declaration (validated when it was built). ``also``: declarations of other
+    shapes of call behind the same call opener, read where this one's call declines (Hy3 and HY v4)."""
     fmt = decl.name
     handlers: list[tuple[str, Handler]] = []
+    calls: Handler | None = None
     if decl.call.open and not isinstance(decl.call.name, RecipientName):
-        opener = call_handler(fmt, decl.call)
-        handlers.extend((m, opener) for m in (decl.call.open, *decl.call.also_open))
+        calls = call_handler(fmt, decl.call)
+        for other in also:
+            calls = either(calls, call_handler(other.name, other.call))
+        handlers.extend((m, calls) for m in (decl.call.open, *decl.call.also_open))
     if decl.section is not None:
-        section = section_handler(fmt, decl)
+        section = section_handler(fmt, decl, calls, failed=bool(also))
         handlers.extend((m, section) for m in (decl.section.open, *decl.section.also_open))
 
     def wire(w: Wiring) -> None:

@@ -106,22 +106,25 @@ APERTUS = Declaration(
     auto=True,
 )
 
+
+def _hy_call(end: str, name: HeaderName) -> Call:
+    """Tencent's key/value call: ``<tool_call`` + suffix + ``>`` NAME ... ``<arg_key…>K</arg_key…>``
+    ``<arg_value…>V</arg_value…>`` ... ``</tool_call…>``, values verbatim; ``end`` is the suffix and ``>``."""
+    args = TaggedArgs(
+        "<arg_key" + end,
+        "</arg_key" + end,
+        "</arg_value" + end,
+        value_open="<arg_value" + end,
+        values=Values(whitespace="verbatim"),
+    )
+    return Call("<tool_call" + end, "</tool_call" + end, name, args)
+
+
 # Tencent Hy3: key/value markers with the ":opensource" token suffix.
 _HY = ":opensource>"
 HY3 = Declaration(
     "hy3",
-    Call(
-        "<tool_call" + _HY,
-        "</tool_call" + _HY,
-        HeaderName("<tool_sep" + _HY),
-        TaggedArgs(
-            "<arg_key" + _HY,
-            "</arg_key" + _HY,
-            "</arg_value" + _HY,
-            value_open="<arg_value" + _HY,
-            values=Values(whitespace="verbatim"),
-        ),
-    ),
+    _hy_call(_HY, HeaderName("<tool_sep" + _HY)),
     section=Section("<tool_calls" + _HY, "</tool_calls" + _HY),
     reasoning=(Reasoning("<think" + _HY, "</think" + _HY, primed=True),),
     control_tokens=("<｜hy_eos:opensource｜>",),
@@ -133,18 +136,32 @@ HY3 = Declaration(
 # ":opensource". Its <tool_call> and <tool_calls> are other families' openers, so it is active where named.
 HY3_PLAIN = Declaration(
     "hy3_plain",
-    Call(
-        "<tool_call>",
-        "</tool_call>",
-        HeaderName("<tool_sep>"),
-        TaggedArgs(
-            "<arg_key>", "</arg_key>", "</arg_value>", value_open="<arg_value>", values=Values(whitespace="verbatim")
-        ),
-    ),
+    _hy_call(">", HeaderName("<tool_sep>")),
     section=Section("<tool_calls>", "</tool_calls>"),
     models="Tencent Hy3 (tokenizer without the token suffix)",
     notes="shares <tool_call>/<tool_calls> with other families: active where named (presets), not in auto",
 )
+
+
+def hy4_declaration(suffix: str = ":opensource", name: str = "hy4") -> Declaration:
+    """Tencent HY v4 (vLLM's hy_v4 parsers): Hy3's markup without ``<tool_sep>`` (the name ends at the first
+    ``<arg_key>`` or at the call's closer), every structural token carrying the checkpoint's own suffix
+    (``":opensource"``, ``""``, or a hash such as ``":6124c78e"``, read by vLLM from the tokenizer's vocabulary).
+    The prompt opens ``<think>`` unless ``reasoning_effort`` is ``"no_think"``. A checkpoint with another
+    suffix registers ``hy4_declaration(its_suffix, name)``."""
+    end = suffix + ">"
+    return Declaration(
+        name,
+        _hy_call(end, HeaderName("")),
+        section=Section("<tool_calls" + end, "</tool_calls" + end),
+        reasoning=(Reasoning("<think" + end, "</think" + end, primed=True),),
+        models=f"Tencent HY v4 (Hy4; token suffix {suffix!r})" if suffix else "Tencent HY v4 (Hy4; no token suffix)",
+        notes="on where named (the HY v4 preset); hy3 reads its calls behind their shared opener",
+    )
+
+
+HY4 = hy4_declaration()
+HY4_PLAIN = hy4_declaration("", "hy4_plain")
 
 # Solar Open: <|tool_calls|> then per call an id, the name and JSON arguments between tokens.
 SOLAR_OPEN = Declaration(
@@ -246,6 +263,8 @@ DECLARATIONS: tuple[Declaration, ...] = (
     APERTUS,
     HY3,
     HY3_PLAIN,
+    HY4,
+    HY4_PLAIN,
     SOLAR_OPEN,
     SOLAR_OPEN2,
     LONGCAT,
@@ -272,6 +291,10 @@ def _with_key_value_body(spec: FormatSpec) -> FormatSpec:
     )
 
 
+# Hy3 and HY v4 share their call opener (with the same suffix): each reads the other's calls where its own
+# shape declines, so a section opened by either holds both.
+_SHARED_OPENER = {HY3: (HY4,), HY4: (HY3,), HY3_PLAIN: (HY4_PLAIN,), HY4_PLAIN: (HY3_PLAIN,)}
 SPECS: list[FormatSpec] = [
-    _with_key_value_body(compile_declaration(d)) if d is LONGCAT else compile_declaration(d) for d in DECLARATIONS
+    _with_key_value_body(compile_declaration(d)) if d is LONGCAT else compile_declaration(d, _SHARED_OPENER.get(d, ()))
+    for d in DECLARATIONS
 ]

@@ -104,16 +104,37 @@ def end_primed_reasoning(eng: Engine, s: int, e: int, final: bool) -> bool:
     return True
 
 
+def at_reasoning_start(eng: Engine) -> bool:
+    """Nothing but separator whitespace since the reasoning began (or since its last markup). Where every
+    character is kept (``separators="keep"``), only before any reasoning at all."""
+    sep = eng.sep
+    if isinstance(sep, Separators):
+        return sep.at_lead(True)
+    return not eng.reasoning_seen
+
+
 def written_opener(table: MarkerTable) -> Handler:
     """``<think>`` at the start of primed reasoning: the model wrote the opener itself, so this is an
-    ordinary reasoning block (call openers inside it no longer end it)."""
+    ordinary reasoning block (call openers inside it no longer end it). Written later, after reasoning
+    text, it is that text (``I mention <think> here``): the template writes an opener only where reasoning
+    begins, and the engines' parsers take only the first opener as markup (vLLM's partition)."""
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> bool:
+        if not at_reasoning_start(eng):
+            return False
         eng.pos = e
         eng.state = ScanState(table, reasoning=True)
         return True
 
     return handler
+
+
+def repeated_opener(eng: Engine, s: int, e: int, final: bool) -> bool:
+    """``<think>`` again at the start of a ``<think>`` block (a primed output that repeats the opener) is
+    markup; after reasoning text it is that text, as in :func:`written_opener`."""
+    if not at_reasoning_start(eng):
+        return False
+    return drop(eng, s, e, final)
 
 
 def end_of_output_only(eng: Engine, s: int, e: int, final: bool) -> bool | None:
