@@ -265,16 +265,15 @@ def test_any_sequence_of_harmony_messages_reads_as_the_built_in_family_reads_it(
 @example(messages=[("text", "> >>>>{\n")])  # `>>>{`: a recipient starts as a name does, else it is text
 @example(messages=[("text", ">>>>a\n ")])  # an undeclared recipient with a broken body: rejected by both
 @example(messages=[("text", ">>>>a{\n")])  # `a{` is not a name: text, as functionary_v3 reads it
+@example(messages=[("text", ">>>get_weather\n ")])  # a known tool cut before its body: truncated in both
 def test_any_sequence_of_functionary_messages_reads_as_the_built_in_family_reads_it(
     messages: list[tuple[str, Any]],
 ) -> None:
     output = _functionary([("text", v) if k == "reasoning" else (k, v) for k, v in messages])
     fmt = derived("meetkai_functionary_medium_v3_2")
-    got, want = summary(output, fmt, tools=TOOLS), summary(output, "functionary_v3", tools=TOOLS)
-    # Both reject the same calls; a call to an undeclared recipient with a broken body may be named
-    # `malformed` by one and `unknown_tool` by the other (which check runs first): both fail closed.
-    assert len(got.pop("rejected")) == len(want.pop("rejected"))
-    assert got == want
+    # The same calls, text and rejections with the same reasons (a body the stream cut before it began
+    # is truncated, or unknown_tool for an undeclared recipient, in both).
+    assert summary(output, fmt, tools=TOOLS) == summary(output, "functionary_v3", tools=TOOLS)
 
 
 # -- invented models: the same structure with markers no known model uses ---------------------------------
