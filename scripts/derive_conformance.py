@@ -31,7 +31,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from render_templates import FIXED_GLOBALS, MODELS, SCENARIOS, TOOLS, Scenario, unrendered  # noqa: E402
+from render_templates import (  # noqa: E402
+    FIXED_GLOBALS,
+    MODELS,
+    NESTED_TOOLS,
+    SCENARIOS,
+    TOOLS,
+    Scenario,
+    unrendered,
+    without_none,
+)
 
 from streamparse.derive import DeriveError, derive  # noqa: E402
 from streamparse.derive.render import Renderer, RenderError  # noqa: E402
@@ -98,11 +107,13 @@ def turn(scenario: Scenario, as_string: bool, ids: bool, flat: bool = False) -> 
     return out
 
 
-def outcome(text: str, chunks: list[str], name: str, primed: bool, want: dict[str, Any]) -> str:
+def outcome(
+    text: str, chunks: list[str], name: str, primed: bool, want: dict[str, Any], tools: list[dict[str, Any]] = TOOLS
+) -> str:
     """'' when the parse equals ``want``, else what differs."""
     from streamparse import StreamParser
 
-    parser = StreamParser([name], tools=TOOLS, start_in_reasoning=primed)
+    parser = StreamParser([name], tools=tools, start_in_reasoning=primed)
     events = [e for c in chunks for e in parser.feed(c)] + parser.close()
     from streamparse.events import ParseResult
 
@@ -144,6 +155,7 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         row["error"] = f"derived, but the scenarios' prompt does not render: {exc}"
         return row, None
     cases, results = [], []
+    elements = decl.call.arguments.to_dict().get("kind") == "elements"
     # The derivation saw the template write a turn's text beside calls in the reasoning channel (gpt-oss):
     # the model's output then carries it as reasoning (render_templates.py's content_with_calls).
     as_reasoning = any(c.probe == "text_call" and c.skipped and "as reasoning" in c.detail for c in derivation.checks)
@@ -165,15 +177,21 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         if unrendered(output, scenario):  # the template drops the content, reasoning or a call of this turn
             continue
         moved = as_reasoning and bool(scenario.calls and scenario.content) and not scenario.reasoning
+        # Arguments written as element trees (MiniMax-M3): nested leaves are text the schema types, and the
+        # template drops None values; such cases carry the nested keys' schema and expect no None.
+        nested = elements and any(isinstance(v, dict) for _, a in scenario.calls for v in a.values())
         want = {
-            "calls": [{"name": n, "arguments": a} for n, a in scenario.calls],
+            "calls": [{"name": n, "arguments": without_none(a) if nested else a} for n, a in scenario.calls],
             "text": "" if moved else scenario.content,
             "reasoning": scenario.content if moved else scenario.reasoning,
         }
-        whole = outcome(output, [output], derivation.name, derivation.primed, want)
-        per_char = outcome(output, list(output), derivation.name, derivation.primed, want)
+        tools = NESTED_TOOLS if nested else TOOLS
+        whole = outcome(output, [output], derivation.name, derivation.primed, want, tools)
+        per_char = outcome(output, list(output), derivation.name, derivation.primed, want, tools)
         results.append((scenario.id, whole, per_char))
-        cases.append({"scenario": scenario.id, "output": output, "expected": want})
+        cases.append(
+            {"scenario": scenario.id, "output": output, "expected": want, **({"tools": tools} if nested else {})}
+        )
     row.update(
         derived=True,
         structure=structure(decl),
@@ -228,7 +246,10 @@ def structure(decl: Any) -> str:
     else:
         args = decl.call.arguments.to_dict()
         shape = "name attribute" if name.get("attribute") else "name header"
-        shape += " + " + ("tagged arguments" if args.get("kind") == "tagged" else "JSON")
+        kinds = {"tagged": "tagged arguments", "elements": "element-tree arguments"}
+        shape += " + " + kinds.get(args.get("kind", ""), "JSON")
+        if args.get("noise"):
+            shape += f" ({args['noise']} before every tag)"
         if args.get("string_quote"):
             shape += f" notation, strings in {args['string_quote']}"
     if decl.section:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats import Call, HeaderName, IdSpec, JsonArgs, JsonName, Section, TaggedArgs, Values
+from ..formats import Call, ElementArgs, HeaderName, IdSpec, JsonArgs, JsonName, Section, TaggedArgs, Values
 from .notation import object_after, string_quote
 from .probes import ONE, TWO, TYPED
 from .text import Markers, common_prefix, common_suffix, strip_ws
@@ -295,8 +295,9 @@ def _values(typed: str, key_end: str, close: str, whitespace: str) -> Values:
     return Values(strings=strings, others=others, whitespace=whitespace)  # type: ignore[arg-type]
 
 
-def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
-    """The call and section of a template from its call regions (``call``, ``call2``, ``args2``, ``typed``)."""
+def analyse_calls(regions: dict[str, str], markers: Markers, noise: str = "") -> CallShape:
+    """The call and section of a template from its call regions (``call``, ``call2``, ``args2``, ``typed``);
+    ``noise``: a token the template writes before every tag, already removed from the regions."""
     notes: list[str] = []
     one = [("zqfirst", ONE)]
     two = [("zqfirst", ONE), ("zqsecond", TWO)]
@@ -327,10 +328,33 @@ def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
         if shape.call.standalone and "\n" not in between:
             raise DeriveError(STANDALONE_INLINE.format(what="another call"))
         return shape
-    return _header_calls(regions, r1, r2, notes, markers)
+    shape = _header_calls(regions, r1, r2, notes, markers, noise)
+    return _with_noise(shape, noise) if noise else shape
 
 
-def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[str], markers: Markers) -> CallShape:
+def _with_noise(shape: CallShape, noise: str) -> CallShape:
+    """The markers of a template that writes ``noise`` before every tag, spelt with it."""
+    if not isinstance(shape.call.arguments, ElementArgs):
+        raise DeriveError(f"calls: every tag is preceded by {noise!r}, but the arguments are not elements")
+
+    def spelt(marker: str | None) -> str | None:
+        return noise + marker if marker is not None and marker.startswith("<") else marker
+
+    call = shape.call
+    shape.call = dataclasses.replace(call, open=spelt(call.open) or "", close=spelt(call.close))
+    if shape.section is not None:
+        sec = shape.section
+        shape.section = dataclasses.replace(sec, open=spelt(sec.open) or "", close=spelt(sec.close))
+    shape.notes.append(f"every tag is preceded by {noise!r}, removed from the arguments")
+    return shape
+
+
+_ELEMENTS = re.compile(r"<zqk_alpha>\s*ZQV_ONE\s*</zqk_alpha>\s*<zqk_beta>\s*ZQV_TWO\s*</zqk_beta>")
+
+
+def _header_calls(
+    regions: dict[str, str], r1: str, r2: str | None, notes: list[str], markers: Markers, noise: str = ""
+) -> CallShape:
     two = [("zqfirst", ONE), ("zqsecond", TWO)]
     names1 = _locate_header_calls(r1, [("zqfirst", ONE)])
     json1 = object_after(r1, names1[0][1], ONE)
@@ -340,7 +364,8 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
         raise DeriveError(f"arguments: typed values in an object with {quote!r} string quotes do not read back")
     args2 = regions.get("args2")
     tagged: _Tagged | None = None
-    if json1 is None and quote is None:
+    elements = json1 is None and quote is None and _ELEMENTS.search(args2 or "") is not None
+    if json1 is None and quote is None and not elements:
         if args2 is None:
             raise DeriveError("arguments: neither JSON nor a two-argument render to read tagged arguments from")
         at = args2.find("zqfirst")
@@ -352,7 +377,14 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
     found: list[_Found] = []
     headers: list[str] = []
     for (a, b), (_, args) in zip(names, calls, strict=True):
-        if tagged is None:
+        if elements:  # <KEY>VALUE</KEY> per argument: the call ends after its last element
+            first, last = list(args)[0], list(args)[-1]
+            v = region.find(f"</{last}>", b)
+            if v < 0:
+                raise DeriveError("arguments: an element of the second call is not closed")
+            headers.append(region[b : region.find(f"<{first}>", b)])
+            found.append(_Found(a, v + len(last) + 3))
+        elif tagged is None:
             span = object_after(region, b, args, quote or "")
             if span is None:
                 raise DeriveError("arguments: the JSON arguments of the second call are not in the render")
@@ -377,8 +409,10 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
         head, _, tail = header.partition("zqid00000")
         header = head
         ident = IdSpec(position="after_name", end=strip_ws(tail))
-    args_spec: JsonArgs | TaggedArgs
-    if tagged is None and "```" in header:  # NAME\n```json\n{...}\n``` (DeepSeek R1)
+    args_spec: JsonArgs | TaggedArgs | ElementArgs
+    if elements:
+        args_spec, end = ElementArgs(noise), header
+    elif tagged is None and "```" in header:  # NAME\n```json\n{...}\n``` (DeepSeek R1)
         head = header[: header.index("```")]
         end = strip_ws(head) or ("\n" if "\n" in head else "")
         args_spec = JsonArgs(fenced=True)
@@ -416,7 +450,7 @@ def _assemble(
     call_close: str,
     sec_close: str,
     json_name: JsonName | None,
-    args: JsonArgs | TaggedArgs,
+    args: JsonArgs | TaggedArgs | ElementArgs,
     ident: IdSpec | None,
     notes: list[str],
     markers: Markers,
@@ -453,7 +487,7 @@ def _assemble(
         attrs = _ATTRS.match(end_text)
         end_text = attrs.group("rest") if attrs else end_text
     end = strip_ws(end_text) or ("\n" if "\n" in end_text else "")
-    opened = isinstance(args, TaggedArgs) or bool(args.open) or not args.fenced  # a name may run to the `{`
+    opened = not isinstance(args, JsonArgs) or bool(args.open) or not args.fenced  # a name may run to the `{`
     if not end and not (opened and c_close and attribute is None and (ident is None or ident.position != "after_name")):
         raise DeriveError(f"call name: nothing ends the name (the text after it is {header_end!r})")
     if not end:
@@ -465,7 +499,7 @@ def _assemble(
         if nested:
             section, open_, c_close = nested
     name = HeaderName(end=end, prefix=prefix, suffix_pattern=suffix_pattern, attribute=attribute)
-    if isinstance(args, TaggedArgs) and not c_close:
+    if not isinstance(args, JsonArgs) and not c_close:
         raise DeriveError("calls: tagged arguments need a marker that closes the call")
     return CallShape(Call(open_, c_close or None, name, args, ident), section, notes, trailing)
 

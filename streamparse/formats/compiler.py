@@ -21,8 +21,18 @@ from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.keyed_json import KeyedCallState
 from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
+from ..states.xml_tree import XmlTreeState
 from .base import FormatSpec, Wiring
-from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, RecipientName, TaggedArgs
+from .declaration import (
+    Call,
+    Declaration,
+    ElementArgs,
+    HeaderName,
+    JsonArgs,
+    JsonName,
+    RecipientName,
+    TaggedArgs,
+)
 from .gemma_call import GemmaCallState
 from .messages import wire_messages
 from .openers import Decision, _first, block_table, cut_off, json_call
@@ -134,7 +144,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     block_open = (json_block.open,) if json_block is not None else ()
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
-    ends = (args.open or "{", call.close or "") if not name.end else ()
+    args_open = args.noise + "<" if isinstance(args, ElementArgs) else args.open
+    ends = (args_open or "{", call.close or "") if not name.end else ()
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
@@ -157,6 +168,12 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         if not tool:
             return False
         body: JsonArgs
+        if isinstance(args, ElementArgs):  # an element tree up to the call's closer
+            eng.begin_call(fmt, s)
+            eng.set_name(tool, call_id)
+            eng.pos = end
+            eng.push(XmlTreeState(call.close or "", args.noise))
+            return True
         if syntax is not None:
             j = after_ws(buf, end, final)
             if j is None or isinstance(j, bool):
@@ -347,6 +364,9 @@ def describe_markup(decl: Declaration) -> tuple[str, str]:
         args = call.arguments
         if isinstance(args, JsonArgs):
             body, sample = f"{head}{args.open}ARGS{args.close}", f'{shead}{args.open}{{"zone": "UTC"}}{args.close}'
+        elif isinstance(args, ElementArgs):
+            n = args.noise
+            body, sample = f"{head}{n}<K>V{n}</K>...", f"{shead}{n}<zone>UTC{n}</zone>"
         else:
             vo = args.value_open
             if args.key_attribute is not None:
