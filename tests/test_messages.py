@@ -103,6 +103,8 @@ FUNCTIONARY_EDGES = [
     "Plain text where a header should be.",
 ]
 MUSE_EDGES = [
+    ' to=get_weather.get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather.get_weather">\n'
+    '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>',
     " to=self<|message|>Plan it.<|eom|><|start|>assistant to=user<|message|>Sure.<|eot|>",
     ' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n<atem:parameter name="city">Pa',
     "Plain text where a header should be.",
@@ -206,16 +208,23 @@ def test_a_built_in_recipient_is_a_call_only_when_declared_and_a_cut_header_is_t
     assert summary(cut, fmt, tools=TOOLS) == {"calls": [], "text": "", "reasoning": "x", "rejected": ["truncated"]}
 
 
-def test_family_knowledge_outside_the_vocabulary_fails_closed_in_the_derived_formats() -> None:
-    # Functionary's `python` recipient has a raw code body; Muse's template leads to a doubled `NAME.NAME`.
+def test_functionarys_python_recipient_fails_closed_in_the_derived_format() -> None:
+    # The template writes every call's arguments as given; that `python` takes raw code is not in it.
     code = ">>>python\nprint(1)"
     assert summary(code, derived("meetkai_functionary_medium_v3_2"), tools=TOOLS)["rejected"] == ["malformed"]
+
+
+def test_muses_doubled_name_is_the_bare_tool_in_the_derived_format_as_in_the_built_in() -> None:
+    # Muse's prompt lists each tool as a namespace ("get_weather.*"): the model may write get_weather.get_weather.
     doubled = (
         ' to=get_weather.get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather.get_weather">\n'
         '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>'
     )
-    assert summary(doubled, derived("muse_glimmer"), tools=TOOLS)["rejected"] == ["unknown_tool"]
-    assert summary(doubled, "muse", tools=TOOLS)["calls"] == [("get_weather", {"city": "Paris"})]
+    got = summary(doubled, derived("muse_glimmer"), tools=TOOLS)
+    assert got == summary(doubled, "muse", tools=TOOLS)
+    assert got["calls"] == [("get_weather", {"city": "Paris"})]
+    other = doubled.replace("get_weather.get_weather", "get_weather.get_time")  # not a doubled name: unknown
+    assert summary(other, derived("muse_glimmer"), tools=TOOLS)["rejected"] == ["unknown_tool"]
 
 
 # Bodies that mention the markers that end a message, blanks, braces and angle brackets (never a header's

@@ -11,7 +11,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from ..formats import Call, Declaration, Reasoning, RecipientName, Wrapper
+from ..formats import Call, Declaration, HeaderName, Reasoning, RecipientName, Wrapper
 from ..formats.declaration_base import MAX_MARKER
 from .calls import STANDALONE_INLINE, DeriveError, analyse_calls
 from .escapes import derive_escapes
@@ -290,6 +290,10 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         if gap is not None and "\n" not in gap.group():  # text running into the call on one line
             raise DeriveError(STANDALONE_INLINE.format(what="the text before them"))
     shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
+    if isinstance(shape.call.name, HeaderName) and '"zqfirst.*"' in probes.prompt_on:
+        # The prompt lists each tool as a namespace ("NAME.*"): NAME.NAME addresses the bare tool NAME.
+        shape.call = dataclasses.replace(shape.call, name=dataclasses.replace(shape.call.name, namespaced=True))
+        shape.notes.append("the prompt lists each tool as a namespace ('NAME.*'): NAME.NAME is the tool NAME")
     control = _control_tokens(strip_ws(end), markers)
     control += _between_reasoning_and_text(bodies.get("reasoning", ""), reasoning, content, markers)
     if shape.trailing:  # an end-of-turn token only call turns write

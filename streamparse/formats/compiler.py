@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from ..core.engine import Engine, Handler, State
 from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
@@ -167,6 +167,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         tool = _unescape(m.group("name").strip(), name.escapes)
         if not tool:
             return False
+        if name.namespaced:
+            tool = _namespaced(tool, eng.cfg.tools)
         body: JsonArgs
         if isinstance(args, ElementArgs):  # an element tree up to the call's closer
             eng.begin_call(fmt, s)
@@ -229,6 +231,14 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         return True
 
     return handler
+
+
+def _namespaced(tool: str, tools: Any) -> str:
+    """``NAME.NAME`` is the declared tool ``NAME`` addressed through its own namespace (``HeaderName.namespaced``)."""
+    head, dot, tail = tool.partition(".")
+    if dot and head == tail and tools is not None and tool not in tools and head in tools:
+        return head
+    return tool
 
 
 def _read_to_any(buf: str, i: int, ends: tuple[str, ...], pattern: re.Pattern[str], final: bool) -> Match:

@@ -102,7 +102,8 @@ class Call(Part):
             if self.id is not None:
                 raise fail(path + "id", "a JSON call object has no header to hold an id")
         elif isinstance(self.arguments, (TaggedArgs, ElementArgs)) and self.close is None:
-            raise fail(path + "close", "a call with tagged arguments or elements needs a closer")
+            what = "tagged arguments" if isinstance(self.arguments, TaggedArgs) else "element-tree arguments"
+            raise fail(path + "close", f"a call with {what} needs a closer")
         if self.id is not None:
             if not isinstance(self.id, IdSpec):
                 raise fail(path + "id", "must be an IdSpec")

@@ -107,6 +107,9 @@ class HeaderName(Part):
     attributes are allowed and ignored. ``escapes="xml"``: the attribute value is XML-escaped (``&quot;``).
     ``end`` may be a newline (``<tool_call>NAME\\n``), or empty: the name ends where the arguments' opener
     begins, or at the call's closer when there are none (GLM-4.5's ``<tool_call>NAME<arg_key>``).
+    ``namespaced``: the template presents each tool as a namespace of its own (Muse Glimmer's prompt lists
+    ``"NAME.*"`` among the valid recipients), so ``NAME.NAME`` is the declared tool ``NAME`` (the bare tool
+    addressed through its namespace) when only ``NAME`` is declared.
     """
 
     end: str
@@ -114,6 +117,7 @@ class HeaderName(Part):
     suffix_pattern: str = ""
     attribute: str | None = None
     escapes: Escapes = "none"
+    namespaced: bool = False
 
     kind: ClassVar[str] = "header"
 
@@ -133,6 +137,7 @@ class HeaderName(Part):
         check_choice(path + "escapes", self.escapes, get_args(Escapes))
         if self.escapes != "none" and self.attribute is None:
             raise fail(path + "escapes", "applies to an attribute value only")
+        check_bool(path + "namespaced", self.namespaced)
 
 
 @dataclass(frozen=True)
