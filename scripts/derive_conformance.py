@@ -52,6 +52,27 @@ from streamparse.derive.verify import sample_output  # noqa: E402
 LLAMA_CPP = json.loads((Path(__file__).parent / "data" / "llama_cpp_routes.json").read_text(encoding="utf-8"))
 
 
+LLAMA_CPP_TESTS = json.loads((Path(__file__).parent / "data" / "llama_cpp_tests.json").read_text(encoding="utf-8"))
+
+
+def llama_cpp_tests(name: str, route: str) -> str:
+    """What llama.cpp's tests check for the template of that file name, and with which kind of parser: a
+    dedicated handler (its route) or one its test names as hand-written, else the differential autoparser."""
+    entry = LLAMA_CPP_TESTS["templates"].get(name)
+    if entry is None:
+        return "not tested"
+    tests = entry["tests"]
+    parser = "hand-written" if route.startswith("dedicated") or "parser_comment" in entry else "autoparser"
+    parsed = [t for t in ("tool calls", "reasoning", "text") if t in tests]
+    if "tool calls" in parsed:
+        what = f"{parser}: {', '.join(parsed)}"
+    elif parsed:
+        what = f"{parser}: {', '.join(parsed)} (no call)"
+    else:
+        what = "prompt only (nothing parsed)"
+    return what + ("; differential analysis" if "analysis" in tests else "")
+
+
 def llama_cpp_route(source: str) -> str:
     for rule in LLAMA_CPP["rules"]:
         if all(s in source for s in rule["all"]) and not any(s in source for s in rule["none"]):
@@ -136,7 +157,12 @@ def data_name(stem: str) -> str:
 
 def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     src = path.read_text(encoding="utf-8")
-    row: dict[str, Any] = {"template": path.name, "llama_cpp": llama_cpp_route(src)}
+    route = llama_cpp_route(src)
+    row: dict[str, Any] = {
+        "template": path.name,
+        "llama_cpp": route,
+        "llama_cpp_tests": llama_cpp_tests(path.name, route),
+    }
     try:
         derivation = derive(src)
     except (DeriveError, ImportError) as exc:
@@ -263,16 +289,18 @@ def structure(decl: Any) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| template | derived structure | scenarios | whole | per character | llama.cpp route |",
-        "|---|---|---|---|---|---|",
+        "| template | derived structure | scenarios | whole | per character | llama.cpp route | llama.cpp tests |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
             why = r["error"].replace("|", "\\|")
-            lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {r['llama_cpp']} |")
+            tail = f"{r['llama_cpp']} | {r['llama_cpp_tests']} |"
+            lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {tail}")
             continue
         n, shape = r["scenarios"], r["structure"].replace("|", "\\|")
-        lines.append(f"| {r['template']} | {shape} | {n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} |")
+        cells = f"{n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} | {r['llama_cpp_tests']}"
+        lines.append(f"| {r['template']} | {shape} | {cells} |")
     derived = [r for r in rows if "error" not in r]
     total = sum(r["scenarios"] for r in derived)
     whole = sum(r["whole"] for r in derived)

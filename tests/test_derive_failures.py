@@ -173,3 +173,18 @@ def test_a_token_written_before_every_tag_around_json_arguments_is_named_as_the_
     # A token before every tag is derived for element-tree arguments (MiniMax-M3); elsewhere it is named.
     with pytest.raises(DeriveError, match=r"every tag is preceded by '~ns~', but the arguments are not elements"):
         derive(NAMESPACED_JSON)
+
+
+PYTHON_CALLS = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}<calls>["
+    "{% for c in m.tool_calls %}{{ c.function.name }}("
+    "{% for k, v in c.function.arguments.items() %}{{ k }}={{ v | tojson }}{% if not loop.last %}, {% endif %}"
+    "{% endfor %}){% if not loop.last %}, {% endif %}{% endfor %}]</calls>{% endif %}<|end|>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def test_calls_written_as_python_call_expressions_are_named_as_outside_the_vocabulary() -> None:
+    # LFM2.5's [get_weather(city='Paris')]: the error names the structure and the family that reads it.
+    with pytest.raises(DeriveError, match=r"Python call expressions .* pythonic family"):
+        derive(PYTHON_CALLS)

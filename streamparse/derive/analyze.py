@@ -201,6 +201,11 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
             "the word that means text"
         )
     args2 = regions.get("args2", "")
+    if re.search(r"\bzqfirst\(zqk_alpha=", args2):  # LFM2's [NAME(key='value', ...)]
+        raise DeriveError(
+            "calls: written as Python call expressions (NAME(key=value, ...)): not in the vocabulary "
+            "(the built-in pythonic family reads them)"
+        )
     if re.search(r"[{,]\s*zqk_alpha\s*:", args2) and string_quote(args2) is None:  # {key:... : keys unquoted
         raise DeriveError(
             "arguments: an object with bare keys and values of its own quoting (not JSON, not key/value markers "
