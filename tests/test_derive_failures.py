@@ -161,30 +161,33 @@ def test_lorem_ipsum_of_any_length_is_not_offered_to_templates() -> None:
         Renderer("{{ lipsum(100000) }}").render()
 
 
-NAMESPACED_JSON = (
-    "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}~ns~<calls>"
-    '{% for c in m.tool_calls %}~ns~<call name="{{ c.function.name }}">{{ c.function.arguments | tojson }}'
-    "~ns~</call>{% endfor %}~ns~</calls>{% endif %}<|end|>{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+def _chat(calls: str) -> str:
+    """A chat template of an invented model that writes a turn's calls with ``calls``."""
+    return (
+        "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}" + calls + "{% endif %}"
+        "<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+    )
+
+
+@pytest.mark.parametrize(
+    "calls, reason",
+    [
+        # A token before every tag is derived for element-tree arguments (MiniMax-M3); elsewhere it is named.
+        (
+            '~ns~<calls>{% for c in m.tool_calls %}~ns~<call name="{{ c.function.name }}">'
+            "{{ c.function.arguments | tojson }}~ns~</call>{% endfor %}~ns~</calls>",
+            r"every tag is preceded by '~ns~', but the arguments are not elements",
+        ),
+        # LFM2.5's [get_weather(city='Paris')]: the error names the structure and the family that reads it.
+        (
+            "<calls>[{% for c in m.tool_calls %}{{ c.function.name }}({% for k, v in c.function.arguments.items() %}"
+            "{{ k }}={{ v | tojson }}{% if not loop.last %}, {% endif %}{% endfor %})"
+            "{% if not loop.last %}, {% endif %}{% endfor %}]</calls>",
+            r"Python call expressions .* pythonic family",
+        ),
+    ],
+    ids=["token_before_tags_around_json", "python_call_expressions"],
 )
-
-
-def test_a_token_written_before_every_tag_around_json_arguments_is_named_as_the_reason() -> None:
-    # A token before every tag is derived for element-tree arguments (MiniMax-M3); elsewhere it is named.
-    with pytest.raises(DeriveError, match=r"every tag is preceded by '~ns~', but the arguments are not elements"):
-        derive(NAMESPACED_JSON)
-
-
-PYTHON_CALLS = (
-    "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}<calls>["
-    "{% for c in m.tool_calls %}{{ c.function.name }}("
-    "{% for k, v in c.function.arguments.items() %}{{ k }}={{ v | tojson }}{% if not loop.last %}, {% endif %}"
-    "{% endfor %}){% if not loop.last %}, {% endif %}{% endfor %}]</calls>{% endif %}<|end|>{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
-)
-
-
-def test_calls_written_as_python_call_expressions_are_named_as_outside_the_vocabulary() -> None:
-    # LFM2.5's [get_weather(city='Paris')]: the error names the structure and the family that reads it.
-    with pytest.raises(DeriveError, match=r"Python call expressions .* pythonic family"):
-        derive(PYTHON_CALLS)
+def test_a_structure_outside_the_vocabulary_is_named_as_the_reason(calls: str, reason: str) -> None:
+    with pytest.raises(DeriveError, match=reason):
+        derive(_chat(calls))
