@@ -122,6 +122,27 @@ def test_the_sandbox_refuses_private_attributes_and_the_template_reaches_nothing
         Renderer("{{ ''.__class__.__mro__[1].__subclasses__() }}").render()
 
 
+class _Notes:
+    """Not a container the sandbox knows: its `append` is an ordinary method, safe to call."""
+
+    def __init__(self) -> None:
+        self.items: list[int] = []
+
+    def append(self, value: int) -> str:
+        self.items.append(value)
+        return "ok"
+
+
+def test_the_sandboxs_attribute_verdicts_hold_on_every_render_and_for_each_type() -> None:
+    # Verdicts are kept per (type, name): the same name is asked afresh for another type (a list's `append`
+    # mutates it, refused in the immutable sandbox; another object's is allowed), and stays as given.
+    renderer = Renderer("{{ x.__class__ }}{{ x.append(1) }}", mutable=False)
+    for _ in range(2):
+        assert renderer.render(x=_Notes()) == "ok"
+        with pytest.raises(RenderError, match="unsafe"):
+            renderer.render(x=[])
+
+
 def test_for_model_falls_back_to_auto_with_a_warning_when_the_template_cannot_be_analysed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
