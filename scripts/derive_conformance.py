@@ -31,7 +31,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from render_templates import FIXED_GLOBALS, MODELS, SCENARIOS, TOOLS, Scenario, unrendered  # noqa: E402
+from render_templates import (  # noqa: E402
+    FIXED_GLOBALS,
+    MODELS,
+    NESTED_TOOLS,
+    SCENARIOS,
+    TOOLS,
+    Scenario,
+    unrendered,
+    without_none,
+)
 
 from streamparse.derive import DeriveError, derive  # noqa: E402
 from streamparse.derive.render import Renderer, RenderError  # noqa: E402
@@ -41,6 +50,27 @@ from streamparse.derive.verify import sample_output  # noqa: E402
 # The route llama.cpp's chat code takes for a template: its dedicated-handler conditions (tests of the
 # template's source, from the file and commit recorded in the data file), else its differential autoparser.
 LLAMA_CPP = json.loads((Path(__file__).parent / "data" / "llama_cpp_routes.json").read_text(encoding="utf-8"))
+
+
+LLAMA_CPP_TESTS = json.loads((Path(__file__).parent / "data" / "llama_cpp_tests.json").read_text(encoding="utf-8"))
+
+
+def llama_cpp_tests(name: str, route: str) -> str:
+    """What llama.cpp's tests check for the template of that file name, and with which kind of parser: a
+    dedicated handler (its route) or one its test names as hand-written, else the differential autoparser."""
+    entry = LLAMA_CPP_TESTS["templates"].get(name)
+    if entry is None:
+        return "not tested"
+    tests = entry["tests"]
+    parser = "hand-written" if route.startswith("dedicated") or "parser_comment" in entry else "autoparser"
+    parsed = [t for t in ("tool calls", "reasoning", "text") if t in tests]
+    if "tool calls" in parsed:
+        what = f"{parser}: {', '.join(parsed)}"
+    elif parsed:
+        what = f"{parser}: {', '.join(parsed)} (no call)"
+    else:
+        what = "prompt only (nothing parsed)"
+    return what + ("; differential analysis" if "analysis" in tests else "")
 
 
 def llama_cpp_route(source: str) -> str:
@@ -98,11 +128,13 @@ def turn(scenario: Scenario, as_string: bool, ids: bool, flat: bool = False) -> 
     return out
 
 
-def outcome(text: str, chunks: list[str], name: str, primed: bool, want: dict[str, Any]) -> str:
+def outcome(
+    text: str, chunks: list[str], name: str, primed: bool, want: dict[str, Any], tools: list[dict[str, Any]] = TOOLS
+) -> str:
     """'' when the parse equals ``want``, else what differs."""
     from streamparse import StreamParser
 
-    parser = StreamParser([name], tools=TOOLS, start_in_reasoning=primed)
+    parser = StreamParser([name], tools=tools, start_in_reasoning=primed)
     events = [e for c in chunks for e in parser.feed(c)] + parser.close()
     from streamparse.events import ParseResult
 
@@ -125,7 +157,12 @@ def data_name(stem: str) -> str:
 
 def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     src = path.read_text(encoding="utf-8")
-    row: dict[str, Any] = {"template": path.name, "llama_cpp": llama_cpp_route(src)}
+    route = llama_cpp_route(src)
+    row: dict[str, Any] = {
+        "template": path.name,
+        "llama_cpp": route,
+        "llama_cpp_tests": llama_cpp_tests(path.name, route),
+    }
     try:
         derivation = derive(src)
     except (DeriveError, ImportError) as exc:
@@ -144,6 +181,7 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         row["error"] = f"derived, but the scenarios' prompt does not render: {exc}"
         return row, None
     cases, results = [], []
+    elements = decl.call.arguments.to_dict().get("kind") == "elements"
     # The derivation saw the template write a turn's text beside calls in the reasoning channel (gpt-oss):
     # the model's output then carries it as reasoning (render_templates.py's content_with_calls).
     as_reasoning = any(c.probe == "text_call" and c.skipped and "as reasoning" in c.detail for c in derivation.checks)
@@ -165,15 +203,21 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         if unrendered(output, scenario):  # the template drops the content, reasoning or a call of this turn
             continue
         moved = as_reasoning and bool(scenario.calls and scenario.content) and not scenario.reasoning
+        # Arguments written as element trees (MiniMax-M3): nested leaves are text the schema types, and the
+        # template drops None values; such cases carry the nested keys' schema and expect no None.
+        nested = elements and any(isinstance(v, dict) for _, a in scenario.calls for v in a.values())
         want = {
-            "calls": [{"name": n, "arguments": a} for n, a in scenario.calls],
+            "calls": [{"name": n, "arguments": without_none(a) if nested else a} for n, a in scenario.calls],
             "text": "" if moved else scenario.content,
             "reasoning": scenario.content if moved else scenario.reasoning,
         }
-        whole = outcome(output, [output], derivation.name, derivation.primed, want)
-        per_char = outcome(output, list(output), derivation.name, derivation.primed, want)
+        tools = NESTED_TOOLS if nested else TOOLS
+        whole = outcome(output, [output], derivation.name, derivation.primed, want, tools)
+        per_char = outcome(output, list(output), derivation.name, derivation.primed, want, tools)
         results.append((scenario.id, whole, per_char))
-        cases.append({"scenario": scenario.id, "output": output, "expected": want})
+        cases.append(
+            {"scenario": scenario.id, "output": output, "expected": want, **({"tools": tools} if nested else {})}
+        )
     row.update(
         derived=True,
         structure=structure(decl),
@@ -228,7 +272,10 @@ def structure(decl: Any) -> str:
     else:
         args = decl.call.arguments.to_dict()
         shape = "name attribute" if name.get("attribute") else "name header"
-        shape += " + " + ("tagged arguments" if args.get("kind") == "tagged" else "JSON")
+        kinds = {"tagged": "tagged arguments", "elements": "element-tree arguments"}
+        shape += " + " + kinds.get(args.get("kind", ""), "JSON")
+        if args.get("noise"):
+            shape += f" ({args['noise']} before every tag)"
         if args.get("string_quote"):
             shape += f" notation, strings in {args['string_quote']}"
     if decl.section:
@@ -242,16 +289,18 @@ def structure(decl: Any) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| template | derived structure | scenarios | whole | per character | llama.cpp route |",
-        "|---|---|---|---|---|---|",
+        "| template | derived structure | scenarios | whole | per character | llama.cpp route | llama.cpp tests |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
             why = r["error"].replace("|", "\\|")
-            lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {r['llama_cpp']} |")
+            tail = f"{r['llama_cpp']} | {r['llama_cpp_tests']} |"
+            lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {tail}")
             continue
         n, shape = r["scenarios"], r["structure"].replace("|", "\\|")
-        lines.append(f"| {r['template']} | {shape} | {n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} |")
+        cells = f"{n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} | {r['llama_cpp_tests']}"
+        lines.append(f"| {r['template']} | {shape} | {cells} |")
     derived = [r for r in rows if "error" not in r]
     total = sum(r["scenarios"] for r in derived)
     whole = sum(r["whole"] for r in derived)

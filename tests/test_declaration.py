@@ -83,6 +83,37 @@ def test_load_reads_a_path_and_dump_writes_one(tmp_path: Path) -> None:
             {
                 "name": "x",
                 "call": {
+                    "open": "<c",
+                    "close": None,
+                    "name": {"kind": "header", "end": ">", "attribute": "name"},
+                    "arguments": {"kind": "elements"},
+                },
+            },
+            r"^call\.close: a call with element-tree arguments needs a closer",
+        ),
+        (
+            {
+                "name": "x",
+                "call": {
+                    "open": "<c",
+                    "close": "</c>",
+                    "name": {"kind": "header", "end": ">"},
+                    "arguments": {"kind": "elements", "noise": " ~"},
+                },
+            },
+            r"^call\.arguments\.noise: must not start with whitespace",
+        ),
+        (
+            {
+                "name": "x",
+                "call": {"open": "<c", "close": "</c>", "name": {"kind": "header", "end": ">", "namespaced": 1}},
+            },
+            r"^call\.name\.namespaced",
+        ),
+        (
+            {
+                "name": "x",
+                "call": {
                     "open": "<c>",
                     "close": "</c>",
                     "name": {"kind": "header", "end": ">"},

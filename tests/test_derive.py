@@ -11,7 +11,7 @@ from invariants import calls, check_stream
 
 from streamparse import ParseResult, StreamParser, formats
 from streamparse.derive import DeriveError, derive
-from streamparse.formats import HeaderName, JsonName, TaggedArgs
+from streamparse.formats import ElementArgs, HeaderName, JsonName, TaggedArgs
 
 INVENTED = Path(__file__).parent / "data" / "invented"
 SPECIAL = ["CALLS_BEGIN", "CALLS_END", "CALL_NAME", "CALL_ARGS", "CALL_END", "CALL_NEXT", "<bos_turn>", "<eos_turn>"]
@@ -89,6 +89,14 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str, str]] = {
         "Labelling.",
         "",
     ),
+    "namespaced_elements": (
+        'Setting them.~@~<actions>~@~<action tool="set_flags">~@~<on>true~@~</on>~@~<tags>~@~<item>a~@~</item>'
+        '~@~<item>b~@~</item>~@~</tags>~@~</action>~@~<action tool="get_weather">~@~<city>Paris~@~</city>~@~<days>3'
+        "~@~</days>~@~</action>~@~</actions>",
+        [("set_flags", {"on": True, "tags": ["a", "b"]}), ("get_weather", {"city": "Paris", "days": 3})],
+        "Setting them.",
+        "",
+    ),
 }
 
 
@@ -136,6 +144,9 @@ def test_each_invented_structure_is_read_as_its_own_kind_of_declaration() -> Non
     escaped = decl["escaped_attributes"].call
     assert isinstance(escaped.name, HeaderName) and escaped.name.escapes == "xml"
     assert isinstance(escaped.arguments, TaggedArgs) and escaped.arguments.attribute_escapes == "xml"
+    tree = decl["namespaced_elements"]
+    assert tree.call.arguments == ElementArgs(noise="~@~") and tree.call.open == "~@~<action"
+    assert tree.section is not None and (tree.section.open, tree.section.close) == ("~@~<actions>", "~@~</actions>")
 
 
 def test_a_template_that_writes_attributes_as_they_are_is_not_unescaped() -> None:

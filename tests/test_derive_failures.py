@@ -122,6 +122,27 @@ def test_the_sandbox_refuses_private_attributes_and_the_template_reaches_nothing
         Renderer("{{ ''.__class__.__mro__[1].__subclasses__() }}").render()
 
 
+class _Notes:
+    """Not a container the sandbox knows: its `append` is an ordinary method, safe to call."""
+
+    def __init__(self) -> None:
+        self.items: list[int] = []
+
+    def append(self, value: int) -> str:
+        self.items.append(value)
+        return "ok"
+
+
+def test_the_sandboxs_attribute_verdicts_hold_on_every_render_and_for_each_type() -> None:
+    # Verdicts are kept per (type, name): the same name is asked afresh for another type (a list's `append`
+    # mutates it, refused in the immutable sandbox; another object's is allowed), and stays as given.
+    renderer = Renderer("{{ x.__class__ }}{{ x.append(1) }}", mutable=False)
+    for _ in range(2):
+        assert renderer.render(x=_Notes()) == "ok"
+        with pytest.raises(RenderError, match="unsafe"):
+            renderer.render(x=[])
+
+
 def test_for_model_falls_back_to_auto_with_a_warning_when_the_template_cannot_be_analysed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -161,15 +182,33 @@ def test_lorem_ipsum_of_any_length_is_not_offered_to_templates() -> None:
         Renderer("{{ lipsum(100000) }}").render()
 
 
-NAMESPACED_TAGS = (
-    "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}~ns~<calls>"
-    '{% for c in m.tool_calls %}~ns~<call name="{{ c.function.name }}">'
-    "{% for k, v in c.function.arguments.items() %}~ns~<{{ k }}>{{ v }}~ns~</{{ k }}>{% endfor %}~ns~</call>"
-    "{% endfor %}~ns~</calls>{% endif %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+def _chat(calls: str) -> str:
+    """A chat template of an invented model that writes a turn's calls with ``calls``."""
+    return (
+        "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}" + calls + "{% endif %}"
+        "<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+    )
+
+
+@pytest.mark.parametrize(
+    "calls, reason",
+    [
+        # A token before every tag is derived for element-tree arguments (MiniMax-M3); elsewhere it is named.
+        (
+            '~ns~<calls>{% for c in m.tool_calls %}~ns~<call name="{{ c.function.name }}">'
+            "{{ c.function.arguments | tojson }}~ns~</call>{% endfor %}~ns~</calls>",
+            r"every tag is preceded by '~ns~', but the arguments are not elements",
+        ),
+        # LFM2.5's [get_weather(city='Paris')]: the error names the structure and the family that reads it.
+        (
+            "<calls>[{% for c in m.tool_calls %}{{ c.function.name }}({% for k, v in c.function.arguments.items() %}"
+            "{{ k }}={{ v | tojson }}{% if not loop.last %}, {% endif %}{% endfor %})"
+            "{% if not loop.last %}, {% endif %}{% endfor %}]</calls>",
+            r"Python call expressions .* pythonic family",
+        ),
+    ],
+    ids=["token_before_tags_around_json", "python_call_expressions"],
 )
-
-
-def test_a_token_written_before_every_tag_is_named_as_the_reason_not_a_missing_closer() -> None:
-    # MiniMax-M3 writes ]<]minimax[>[ before each tag: the error names that, not a part it made unreadable.
-    with pytest.raises(DeriveError, match=r"every tag is preceded by '~ns~'"):
-        derive(NAMESPACED_TAGS)
+def test_a_structure_outside_the_vocabulary_is_named_as_the_reason(calls: str, reason: str) -> None:
+    with pytest.raises(DeriveError, match=reason):
+        derive(_chat(calls))

@@ -79,3 +79,36 @@ def test_values_of_any_shape_come_back_from_a_derived_quoted_object_format(argum
     derivation = derive((INVENTED / "quoted_object.jinja").read_text(encoding="utf-8"))
     result = check_stream(_output("quoted_object", "get_data", arguments), seeds=2, formats=[derivation.name])
     assert calls(result) == [("get_data", arguments)]
+
+
+# Element trees (MiniMax-M3's form): strings, integers, booleans, lists of strings, objects of these
+# (a key named "item" is the template's list element, so keys are other words).
+ELEMENT_KEYS = KEYS.filter(lambda k: k != "item")
+LEAF = RAW | st.integers(-(10**6), 10**6) | st.booleans()
+TREE = st.recursive(
+    LEAF,
+    lambda inner: st.lists(RAW, min_size=1, max_size=3) | st.dictionaries(ELEMENT_KEYS, inner, min_size=1, max_size=3),
+    max_leaves=6,
+)
+
+
+def _schema(value: Any) -> dict[str, Any]:
+    """The schema a deployment declares for ``value`` (element leaves are text the schema types)."""
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer"}
+    if isinstance(value, list):
+        return {"type": "array", "items": {"type": "string"}}
+    if isinstance(value, dict):
+        return {"type": "object", "properties": {k: _schema(v) for k, v in value.items()}}
+    return {"type": "string"}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arguments=st.dictionaries(ELEMENT_KEYS, TREE, min_size=1, max_size=3))
+def test_element_tree_arguments_come_back_from_a_derived_namespaced_format(arguments: dict[str, Any]) -> None:
+    derivation = derive((INVENTED / "namespaced_elements.jinja").read_text(encoding="utf-8"))
+    tools = [{"type": "function", "function": {"name": "put", "parameters": _schema(arguments)}}]
+    result = check_stream(_output("namespaced_elements", "put", arguments), seeds=2, formats=[derivation.name], tools=tools)  # fmt: skip
+    assert calls(result) == [("put", arguments)]

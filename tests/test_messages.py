@@ -103,6 +103,8 @@ FUNCTIONARY_EDGES = [
     "Plain text where a header should be.",
 ]
 MUSE_EDGES = [
+    ' to=get_weather.get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather.get_weather">\n'
+    '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>',
     " to=self<|message|>Plan it.<|eom|><|start|>assistant to=user<|message|>Sure.<|eot|>",
     ' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n<atem:parameter name="city">Pa',
     "Plain text where a header should be.",
@@ -206,16 +208,23 @@ def test_a_built_in_recipient_is_a_call_only_when_declared_and_a_cut_header_is_t
     assert summary(cut, fmt, tools=TOOLS) == {"calls": [], "text": "", "reasoning": "x", "rejected": ["truncated"]}
 
 
-def test_family_knowledge_outside_the_vocabulary_fails_closed_in_the_derived_formats() -> None:
-    # Functionary's `python` recipient has a raw code body; Muse's template leads to a doubled `NAME.NAME`.
+def test_functionarys_python_recipient_fails_closed_in_the_derived_format() -> None:
+    # The template writes every call's arguments as given; that `python` takes raw code is not in it.
     code = ">>>python\nprint(1)"
     assert summary(code, derived("meetkai_functionary_medium_v3_2"), tools=TOOLS)["rejected"] == ["malformed"]
+
+
+def test_muses_doubled_name_is_the_bare_tool_in_the_derived_format_as_in_the_built_in() -> None:
+    # Muse's prompt lists each tool as a namespace ("get_weather.*"): the model may write get_weather.get_weather.
     doubled = (
         ' to=get_weather.get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather.get_weather">\n'
         '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>'
     )
-    assert summary(doubled, derived("muse_glimmer"), tools=TOOLS)["rejected"] == ["unknown_tool"]
-    assert summary(doubled, "muse", tools=TOOLS)["calls"] == [("get_weather", {"city": "Paris"})]
+    got = summary(doubled, derived("muse_glimmer"), tools=TOOLS)
+    assert got == summary(doubled, "muse", tools=TOOLS)
+    assert got["calls"] == [("get_weather", {"city": "Paris"})]
+    other = doubled.replace("get_weather.get_weather", "get_weather.get_time")  # not a doubled name: unknown
+    assert summary(other, derived("muse_glimmer"), tools=TOOLS)["rejected"] == ["unknown_tool"]
 
 
 # Bodies that mention the markers that end a message, blanks, braces and angle brackets (never a header's
@@ -265,16 +274,15 @@ def test_any_sequence_of_harmony_messages_reads_as_the_built_in_family_reads_it(
 @example(messages=[("text", "> >>>>{\n")])  # `>>>{`: a recipient starts as a name does, else it is text
 @example(messages=[("text", ">>>>a\n ")])  # an undeclared recipient with a broken body: rejected by both
 @example(messages=[("text", ">>>>a{\n")])  # `a{` is not a name: text, as functionary_v3 reads it
+@example(messages=[("text", ">>>get_weather\n ")])  # a known tool cut before its body: truncated in both
 def test_any_sequence_of_functionary_messages_reads_as_the_built_in_family_reads_it(
     messages: list[tuple[str, Any]],
 ) -> None:
     output = _functionary([("text", v) if k == "reasoning" else (k, v) for k, v in messages])
     fmt = derived("meetkai_functionary_medium_v3_2")
-    got, want = summary(output, fmt, tools=TOOLS), summary(output, "functionary_v3", tools=TOOLS)
-    # Both reject the same calls; a call to an undeclared recipient with a broken body may be named
-    # `malformed` by one and `unknown_tool` by the other (which check runs first): both fail closed.
-    assert len(got.pop("rejected")) == len(want.pop("rejected"))
-    assert got == want
+    # The same calls, text and rejections with the same reasons (a body the stream cut before it began
+    # is truncated, or unknown_tool for an undeclared recipient, in both).
+    assert summary(output, fmt, tools=TOOLS) == summary(output, "functionary_v3", tools=TOOLS)
 
 
 # -- invented models: the same structure with markers no known model uses ---------------------------------

@@ -11,7 +11,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from ..formats import Call, Declaration, Reasoning, RecipientName, Wrapper
+from ..formats import Call, Declaration, HeaderName, Reasoning, RecipientName, Wrapper
 from ..formats.declaration_base import MAX_MARKER
 from .calls import STANDALONE_INLINE, DeriveError, analyse_calls
 from .escapes import derive_escapes
@@ -200,17 +200,12 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
             "message (a call's name, or another word for text), but the text turn shows no header to tell "
             "the word that means text"
         )
-    tagged = _framed_tags(regions.get("call2") or region)
-    if tagged:
-        typed = regions.get("typed", "")
-        nested = re.search(r"<\w", typed[typed.find("zqt_a") : typed.find("ZQV_A")]) if "zqt_a" in typed else None
-        raise DeriveError(
-            f"calls: every tag is preceded by {tagged!r} (a namespace token written before each tag, so a value "
-            "ends at the token before its closing tag, not at a marker)"
-            + ("; lists and objects are written as nested elements" if nested else "")
-            + ": not in the vocabulary"
-        )
     args2 = regions.get("args2", "")
+    if re.search(r"\bzqfirst\(zqk_alpha=", args2):  # LFM2's [NAME(key='value', ...)]
+        raise DeriveError(
+            "calls: written as Python call expressions (NAME(key=value, ...)): not in the vocabulary "
+            "(the built-in pythonic family reads them)"
+        )
     if re.search(r"[{,]\s*zqk_alpha\s*:", args2) and string_quote(args2) is None:  # {key:... : keys unquoted
         raise DeriveError(
             "arguments: an object with bare keys and values of its own quoting (not JSON, not key/value markers "
@@ -289,14 +284,21 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         if content is not None and content.close and strip_ws(region).startswith(content.close):
             region = strip_ws(region)[len(content.close) :]
         regions[key] = strip_ws(region)
+    noise = _framed_tags(regions.get("call2") or regions.get("call", "")) if found is None else ""
+    if noise:  # MiniMax-M3's ]<]minimax[>[ before every tag: read without it, the markers spelt with it
+        regions = {k: v.replace(noise, "") for k, v in regions.items()}
     if found is None:
         _outside_the_vocabulary(probes, regions)
-    shape = analyse_calls(regions, markers)
+    shape = analyse_calls(regions, markers, noise)
     if shape.call.standalone and CONTENT in bodies.get("text_call", ""):
         gap = re.match(r"[^{\[]*", bodies["text_call"].split(CONTENT, 1)[1])
         if gap is not None and "\n" not in gap.group():  # text running into the call on one line
             raise DeriveError(STANDALONE_INLINE.format(what="the text before them"))
     shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
+    if isinstance(shape.call.name, HeaderName) and '"zqfirst.*"' in probes.prompt_on:
+        # The prompt lists each tool as a namespace ("NAME.*"): NAME.NAME addresses the bare tool NAME.
+        shape.call = dataclasses.replace(shape.call, name=dataclasses.replace(shape.call.name, namespaced=True))
+        shape.notes.append("the prompt lists each tool as a namespace ('NAME.*'): NAME.NAME is the tool NAME")
     control = _control_tokens(strip_ws(end), markers)
     control += _between_reasoning_and_text(bodies.get("reasoning", ""), reasoning, content, markers)
     if shape.trailing:  # an end-of-turn token only call turns write

@@ -14,27 +14,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats import Call, HeaderName, IdSpec, JsonArgs, JsonName, Section, TaggedArgs, Values
+from ..formats import Call, ElementArgs, HeaderName, IdSpec, JsonArgs, JsonName, Section, TaggedArgs
+from .errors import DeriveError
 from .notation import object_after, string_quote
 from .probes import ONE, TWO, TYPED
+from .tagged import ATTR_TAIL, ATTRS, Tagged, rebalance, split, tagged_args
 from .text import Markers, common_prefix, common_suffix, strip_ws
 
 __all__ = ["DeriveError", "CallShape", "analyse_calls"]
 
 _DECODER = json.JSONDecoder()
-_ATTR_TAIL = re.compile(r"^(?P<head>.*?\S)\s+(?P<attr>[A-Za-z_][\w\-]*)=\"\Z", re.S)
-_ATTRS = re.compile(r"\A\"?((?:\s+[A-Za-z_][\w\-]*=\"[^\"]*\")*)(?P<rest>.*)\Z", re.S)
-_ONE_ATTR = re.compile(r"([A-Za-z_][\w\-]*)=\"([^\"]*)\"")
 
 
 STANDALONE_INLINE = (
     "calls: bare JSON calls (no marker) written on the same line as {what}: only a call at the start of the "
     "output or of a line is told from JSON in prose, so this is not derived"
 )
-
-
-class DeriveError(ValueError):
-    """The template's output could not be expressed as a declaration; the message names the part."""
 
 
 @dataclass(slots=True)
@@ -125,35 +120,6 @@ def _find_json_calls(region: str, calls: list[tuple[str, dict[str, Any]]]) -> tu
     return None
 
 
-def _split(text: str, markers: Markers) -> tuple[str, str]:
-    """``(first marker-ish part, rest)`` of a stripped text: used to split ``</k>\\n<v>`` into two markers."""
-    text = strip_ws(text)
-    m = re.search(r"\s+", text)
-    if m and markers.is_marker(text[: m.start()]):
-        return text[: m.start()], strip_ws(text[m.end() :])
-    first = markers.first(text)
-    if first and text.startswith(first) and len(first) < len(text):
-        return first, strip_ws(text[len(first) :])
-    return text, ""
-
-
-def _rebalance(opener: str, rest: str, after: str, markers: Markers) -> tuple[str, str]:
-    """Move markers from the front of ``opener`` to the end of ``rest`` while ``after`` agrees.
-
-    ``X<|sep|>`` closing one element and ``<|open|>Y`` opening the next share ``<|sep|>`` with the
-    header before the first element, so the common suffix takes it into the opener; the closer after the
-    last element shows it belongs to the closer."""
-    while True:
-        lead = opener.lstrip()
-        first = markers.first(lead)
-        if not first or not lead.startswith(first) or len(first) == len(lead.strip()):
-            return opener, rest
-        gap = opener[: len(opener) - len(lead)]
-        if not after.startswith(rest + gap + first):
-            return opener, rest
-        rest, opener = rest + gap + first, lead[len(first) :]
-
-
 def _boundaries(r2: str, found: list[_Found], markers: Markers) -> tuple[str, str, str, str, str]:
     """``(section open, call open, separator, call close, section close)`` from the two-call region."""
     prefix, between, suffix = r2[: found[0].a], r2[found[0].b : found[1].a], r2[found[1].b :]
@@ -161,7 +127,7 @@ def _boundaries(r2: str, found: list[_Found], markers: Markers) -> tuple[str, st
     call_open = between[len(between) - n :]
     rest = between[: len(between) - n]
     moved = call_open
-    call_open, rest = _rebalance(call_open, rest, suffix, markers)
+    call_open, rest = rebalance(call_open, rest, suffix, markers)
     n -= len(moved) - len(call_open)
     m = common_prefix(rest, suffix, markers)
     call_close = rest[:m]
@@ -170,7 +136,7 @@ def _boundaries(r2: str, found: list[_Found], markers: Markers) -> tuple[str, st
 
 def _header_open(call_open: str, markers: Markers) -> tuple[str, str, str | None]:
     """``(Call.open, name prefix, name attribute)`` from the text before a name."""
-    m = _ATTR_TAIL.match(call_open)
+    m = ATTR_TAIL.match(call_open)
     if m:
         return strip_ws(m.group("head")), "", m.group("attr")
     last = markers.last(call_open)
@@ -202,101 +168,9 @@ def _locate_header_calls(region: str, calls: list[tuple[str, dict[str, Any]]]) -
     return out
 
 
-@dataclass(slots=True)
-class _Tagged:
-    args: TaggedArgs
-    open_raw: str
-    close_raw: str
-
-
-def _tagged(text: str, markers: Markers, typed: str | None) -> _Tagged:
-    """Tagged arguments from the two-argument call (``text`` starts after the name)."""
-    pos = {s: text.find(s) for s in ("zqk_alpha", "ZQV_ONE", "zqk_beta", "ZQV_TWO")}
-    if any(v < 0 for v in pos.values()):
-        raise DeriveError("arguments: the keys and values of a two-argument call are not all in the render")
-    before = text[: pos["zqk_alpha"]]
-    kv1 = text[pos["zqk_alpha"] + len("zqk_alpha") : pos["ZQV_ONE"]]
-    mid = text[pos["ZQV_ONE"] + len("ZQV_ONE") : pos["zqk_beta"]]
-    after = text[pos["ZQV_TWO"] + len("ZQV_TWO") :]
-    n = common_suffix(before, mid, markers)
-    open_raw = mid[len(mid) - n :]
-    rest = mid[: len(mid) - n]
-    open_raw, rest = _rebalance(open_raw, rest, after, markers)
-    m = common_prefix(rest, after, markers)
-    close_raw = rest[:m]
-    key_attribute = None
-    arg_open = strip_ws(open_raw)
-    am = _ATTR_TAIL.match(arg_open)
-    if am:
-        arg_open, key_attribute = strip_ws(am.group("head")), am.group("attr")
-    type_attribute = string_attribute = None
-    key_end_text = kv1
-    if key_attribute:
-        attrs = _ATTRS.match(kv1)
-        assert attrs is not None
-        key_end_text = attrs.group("rest")
-        for attr, value in _ONE_ATTR.findall(attrs.group(1)):
-            if value == "string":
-                type_attribute = attr
-            elif value == "true":
-                string_attribute = attr
-    key_end, value_open = _split(key_end_text, markers)
-    if not arg_open or not key_end:
-        raise DeriveError(f"arguments: no marker before a key ({open_raw!r}) or after it ({kv1!r})")
-    whitespace = "one_newline" if key_end_text.endswith("\n") and close_raw.startswith("\n") else "verbatim"
-    close = strip_ws(close_raw) or None
-    if close is None:
-        raise DeriveError("arguments: a value has no closing marker (values ending at </KEY> are not derived)")
-    values = Values(whitespace=whitespace)  # type: ignore[arg-type]
-    if typed is not None:
-        values = _values(typed, key_end, close, whitespace)
-    args = TaggedArgs(
-        open=arg_open,
-        key_end=key_end,
-        close=close,
-        value_open=value_open,
-        key_attribute=key_attribute,
-        type_attribute=type_attribute,
-        string_attribute=string_attribute,
-        values=values,
-    )
-    return _Tagged(args, open_raw, close_raw)
-
-
-def _value_text(typed: str, key: str, key_end: str, close: str) -> str | None:
-    at = typed.find(key)
-    if at < 0:
-        return None
-    start = typed.find(key_end, at + len(key))
-    end = typed.find(close, start + len(key_end))
-    if start < 0 or end < 0:
-        return None
-    value = typed[start + len(key_end) : end]
-    return value[value.find(">") + 1 :] if value.lstrip().startswith("<") else value
-
-
-def _values(typed: str, key_end: str, close: str, whitespace: str) -> Values:
-    """How each JSON type is written: raw strings or quoted, JSON for the rest or something else."""
-    written = {k: _value_text(typed, k, key_end, close) for k in TYPED}
-    s = written["zqt_s"]
-    strings = "json" if s is not None and strip_ws(s) == '"ZQV_S"' else "raw"
-    kinds = set()
-    for key, value in TYPED.items():
-        text = written[key]
-        if key == "zqt_s" or text is None:
-            continue
-        try:
-            ok = json.loads(strip_ws(text)) == value
-        except ValueError:
-            ok = False
-        # Python's str() of the value (``{{ value }}`` of True, None, a list): read back as a Python literal.
-        kinds.add("json" if ok else "python" if strip_ws(text) == str(value) else "raw")
-    others = "raw" if "raw" in kinds else "python" if "python" in kinds else "json"
-    return Values(strings=strings, others=others, whitespace=whitespace)  # type: ignore[arg-type]
-
-
-def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
-    """The call and section of a template from its call regions (``call``, ``call2``, ``args2``, ``typed``)."""
+def analyse_calls(regions: dict[str, str], markers: Markers, noise: str = "") -> CallShape:
+    """The call and section of a template from its call regions (``call``, ``call2``, ``args2``, ``typed``);
+    ``noise``: a token the template writes before every tag, already removed from the regions."""
     notes: list[str] = []
     one = [("zqfirst", ONE)]
     two = [("zqfirst", ONE), ("zqsecond", TWO)]
@@ -327,10 +201,33 @@ def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
         if shape.call.standalone and "\n" not in between:
             raise DeriveError(STANDALONE_INLINE.format(what="another call"))
         return shape
-    return _header_calls(regions, r1, r2, notes, markers)
+    shape = _header_calls(regions, r1, r2, notes, markers, noise)
+    return _with_noise(shape, noise) if noise else shape
 
 
-def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[str], markers: Markers) -> CallShape:
+def _with_noise(shape: CallShape, noise: str) -> CallShape:
+    """The markers of a template that writes ``noise`` before every tag, spelt with it."""
+    if not isinstance(shape.call.arguments, ElementArgs):
+        raise DeriveError(f"calls: every tag is preceded by {noise!r}, but the arguments are not elements")
+
+    def spelt(marker: str | None) -> str | None:
+        return noise + marker if marker is not None and marker.startswith("<") else marker
+
+    call = shape.call
+    shape.call = dataclasses.replace(call, open=spelt(call.open) or "", close=spelt(call.close))
+    if shape.section is not None:
+        sec = shape.section
+        shape.section = dataclasses.replace(sec, open=spelt(sec.open) or "", close=spelt(sec.close))
+    shape.notes.append(f"every tag is preceded by {noise!r}, removed from the arguments")
+    return shape
+
+
+_ELEMENTS = re.compile(r"<zqk_alpha>\s*ZQV_ONE\s*</zqk_alpha>\s*<zqk_beta>\s*ZQV_TWO\s*</zqk_beta>")
+
+
+def _header_calls(
+    regions: dict[str, str], r1: str, r2: str | None, notes: list[str], markers: Markers, noise: str = ""
+) -> CallShape:
     two = [("zqfirst", ONE), ("zqsecond", TWO)]
     names1 = _locate_header_calls(r1, [("zqfirst", ONE)])
     json1 = object_after(r1, names1[0][1], ONE)
@@ -339,12 +236,13 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
     if quote is not None and typed_at >= 0 and object_after(regions["typed"], typed_at, TYPED, quote) is None:
         raise DeriveError(f"arguments: typed values in an object with {quote!r} string quotes do not read back")
     args2 = regions.get("args2")
-    tagged: _Tagged | None = None
-    if json1 is None and quote is None:
+    tagged: Tagged | None = None
+    elements = json1 is None and quote is None and _ELEMENTS.search(args2 or "") is not None
+    if json1 is None and quote is None and not elements:
         if args2 is None:
             raise DeriveError("arguments: neither JSON nor a two-argument render to read tagged arguments from")
         at = args2.find("zqfirst")
-        tagged = _tagged(args2[at + len("zqfirst") :], markers, regions.get("typed"))
+        tagged = tagged_args(args2[at + len("zqfirst") :], markers, regions.get("typed"))
     # Call ids differ per call (zqid00001, zqid00002): one spelling, so they fall inside the call's markup.
     region = re.sub(r"zqid\d{5}", "zqid00000", r2 if r2 is not None else r1)
     calls = two if r2 is not None else [("zqfirst", ONE)]
@@ -352,7 +250,14 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
     found: list[_Found] = []
     headers: list[str] = []
     for (a, b), (_, args) in zip(names, calls, strict=True):
-        if tagged is None:
+        if elements:  # <KEY>VALUE</KEY> per argument: the call ends after its last element
+            first, last = list(args)[0], list(args)[-1]
+            v = region.find(f"</{last}>", b)
+            if v < 0:
+                raise DeriveError("arguments: an element of the second call is not closed")
+            headers.append(region[b : region.find(f"<{first}>", b)])
+            found.append(_Found(a, v + len(last) + 3))
+        elif tagged is None:
             span = object_after(region, b, args, quote or "")
             if span is None:
                 raise DeriveError("arguments: the JSON arguments of the second call are not in the render")
@@ -377,19 +282,21 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
         head, _, tail = header.partition("zqid00000")
         header = head
         ident = IdSpec(position="after_name", end=strip_ws(tail))
-    args_spec: JsonArgs | TaggedArgs
-    if tagged is None and "```" in header:  # NAME\n```json\n{...}\n``` (DeepSeek R1)
+    args_spec: JsonArgs | TaggedArgs | ElementArgs
+    if elements:
+        args_spec, end = ElementArgs(noise), header
+    elif tagged is None and "```" in header:  # NAME\n```json\n{...}\n``` (DeepSeek R1)
         head = header[: header.index("```")]
         end = strip_ws(head) or ("\n" if "\n" in head else "")
         args_spec = JsonArgs(fenced=True)
         call_close = call_close.lstrip()
         call_close = call_close[3:] if call_close.startswith("```") else call_close
     elif tagged is None:
-        end, args_open = _split(header, markers)
+        end, args_open = split(header, markers)
         args_spec = JsonArgs(string_quote=quote or "")
         if args_open:
             notes.append(f"arguments open with {args_open!r}")
-            args_spec = JsonArgs(open=args_open, close=strip_ws(call_close) and _split(call_close, markers)[0])
+            args_spec = JsonArgs(open=args_open, close=strip_ws(call_close) and split(call_close, markers)[0])
     else:
         args_spec = tagged.args
         end = header
@@ -416,7 +323,7 @@ def _assemble(
     call_close: str,
     sec_close: str,
     json_name: JsonName | None,
-    args: JsonArgs | TaggedArgs,
+    args: JsonArgs | TaggedArgs | ElementArgs,
     ident: IdSpec | None,
     notes: list[str],
     markers: Markers,
@@ -450,10 +357,10 @@ def _assemble(
     open_, prefix, attribute = _header_open(c_open, markers)
     end_text = header_end
     if attribute:
-        attrs = _ATTRS.match(end_text)
+        attrs = ATTRS.match(end_text)
         end_text = attrs.group("rest") if attrs else end_text
     end = strip_ws(end_text) or ("\n" if "\n" in end_text else "")
-    opened = isinstance(args, TaggedArgs) or bool(args.open) or not args.fenced  # a name may run to the `{`
+    opened = not isinstance(args, JsonArgs) or bool(args.open) or not args.fenced  # a name may run to the `{`
     if not end and not (opened and c_close and attribute is None and (ident is None or ident.position != "after_name")):
         raise DeriveError(f"call name: nothing ends the name (the text after it is {header_end!r})")
     if not end:
@@ -465,7 +372,7 @@ def _assemble(
         if nested:
             section, open_, c_close = nested
     name = HeaderName(end=end, prefix=prefix, suffix_pattern=suffix_pattern, attribute=attribute)
-    if isinstance(args, TaggedArgs) and not c_close:
+    if not isinstance(args, JsonArgs) and not c_close:
         raise DeriveError("calls: tagged arguments need a marker that closes the call")
     return CallShape(Call(open_, c_close or None, name, args, ident), section, notes, trailing)
 

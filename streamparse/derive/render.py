@@ -115,6 +115,8 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
             return jinja2.nodes.Scope(body, lineno=lineno)
 
     def bounded(base: type) -> type:
+        verdicts: dict[tuple[type, str], bool] = {}
+
         class Bounded(base):  # type: ignore[misc]
             intercepted_binops = frozenset({"*", "**", "%"})
 
@@ -125,6 +127,17 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
             def getattr(self, obj: Any, attribute: str) -> Any:
                 budget_box[0].tick()
                 return super().getattr(obj, attribute)
+
+            def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+                # The sandbox's verdict depends on the object's type and the name only (isinstance checks
+                # and the name's spelling): kept per pair, it is a dict lookup on the renders' hot path.
+                key = (type(obj), attr)
+                verdict = verdicts.get(key)
+                if verdict is None:
+                    verdict = super().is_safe_attribute(obj, attr, value)
+                    if len(verdicts) < 4096:
+                        verdicts[key] = verdict
+                return verdict
 
             def getitem(self, obj: Any, argument: Any) -> Any:
                 budget_box[0].tick()

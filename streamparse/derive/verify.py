@@ -89,6 +89,9 @@ def check_probe(config: Config, probe: Probe, sample: str, *, per_char: bool = F
             return Check(probe.id, True, f"the template does not render the {part} of this turn", skipped=True)
     if any(name not in sample for name, _ in probe.calls):
         return Check(probe.id, True, "the template does not render every call of this turn", skipped=True)
+    dropped = [k for _, args in probe.calls for k, v in args.items() if v is None and k not in sample]
+    if dropped:  # MiniMax-M3 leaves null arguments out: what the model cannot write is not checked
+        return Check(probe.id, True, f"the template drops null-valued arguments ({', '.join(dropped)})", skipped=True)
     for chunks in ([sample], list(sample)) if per_char else ([sample],):
         got = _got(parse_with(config, sample, chunks))
         if _content_as_reasoning(want, got):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from ..core.engine import Engine, Handler, State
 from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
@@ -21,8 +21,18 @@ from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.keyed_json import KeyedCallState
 from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
+from ..states.xml_tree import XmlTreeState
 from .base import FormatSpec, Wiring
-from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, RecipientName, TaggedArgs
+from .declaration import (
+    Call,
+    Declaration,
+    ElementArgs,
+    HeaderName,
+    JsonArgs,
+    JsonName,
+    RecipientName,
+    TaggedArgs,
+)
 from .gemma_call import GemmaCallState
 from .messages import wire_messages
 from .openers import Decision, _first, block_table, cut_off, json_call, unparsed_block
@@ -134,7 +144,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     block_open = (json_block.open,) if json_block is not None else ()
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
-    ends = (args.open or "{", call.close or "") if not name.end else ()
+    args_open = args.noise + "<" if isinstance(args, ElementArgs) else args.open
+    ends = (args_open or "{", call.close or "") if not name.end else ()
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
@@ -159,7 +170,15 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         tool = _unescape(m.group("name").strip(), name.escapes)
         if not tool:
             return False
+        if name.namespaced:
+            tool = _namespaced(tool, eng.cfg.tools)
         body: JsonArgs
+        if isinstance(args, ElementArgs):  # an element tree up to the call's closer
+            eng.begin_call(fmt, s)
+            eng.set_name(tool, call_id)
+            eng.pos = end
+            eng.push(XmlTreeState(call.close or "", args.noise))
+            return True
         if syntax is not None:
             j = after_ws(buf, end, final)
             if j is None or isinstance(j, bool):
@@ -215,6 +234,14 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         return True
 
     return handler
+
+
+def _namespaced(tool: str, tools: Any) -> str:
+    """``NAME.NAME`` is the declared tool ``NAME`` addressed through its own namespace (``HeaderName.namespaced``)."""
+    head, dot, tail = tool.partition(".")
+    if dot and head == tail and tools is not None and tool not in tools and head in tools:
+        return head
+    return tool
 
 
 def _read_to_any(buf: str, i: int, ends: tuple[str, ...], pattern: re.Pattern[str], final: bool) -> Match:
@@ -364,6 +391,9 @@ def describe_markup(decl: Declaration) -> tuple[str, str]:
         args = call.arguments
         if isinstance(args, JsonArgs):
             body, sample = f"{head}{args.open}ARGS{args.close}", f'{shead}{args.open}{{"zone": "UTC"}}{args.close}'
+        elif isinstance(args, ElementArgs):
+            n = args.noise
+            body, sample = f"{head}{n}<K>V{n}</K>...", f"{shead}{n}<zone>UTC{n}</zone>"
         else:
             vo = args.value_open
             if args.key_attribute is not None:

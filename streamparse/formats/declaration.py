@@ -32,6 +32,7 @@ from .declaration_base import (
 )
 from .declaration_call import (
     ArgsSpec,
+    ElementArgs,
     HeaderName,
     IdSpec,
     JsonArgs,
@@ -52,6 +53,7 @@ __all__ = [
     "HeaderName",
     "JsonArgs",
     "TaggedArgs",
+    "ElementArgs",
     "Values",
     "IdSpec",
     "NameSpec",
@@ -90,8 +92,8 @@ class Call(Part):
             raise fail(path + "close", "open and close must differ")
         if not isinstance(self.name, (JsonName, HeaderName, RecipientName)):
             raise fail(path + "name", "must be a JsonName, a HeaderName or a RecipientName")
-        if not isinstance(self.arguments, (JsonArgs, TaggedArgs)):
-            raise fail(path + "arguments", "must be a JsonArgs or a TaggedArgs")
+        if not isinstance(self.arguments, (JsonArgs, TaggedArgs, ElementArgs)):
+            raise fail(path + "arguments", "must be a JsonArgs, a TaggedArgs or an ElementArgs")
         self.name.check(path + "name.")
         self.arguments.check(path + "arguments.")
         if isinstance(self.name, JsonName):
@@ -99,8 +101,9 @@ class Call(Part):
                 raise fail(path + "arguments", "a JSON call object holds its own arguments")
             if self.id is not None:
                 raise fail(path + "id", "a JSON call object has no header to hold an id")
-        elif isinstance(self.arguments, TaggedArgs) and self.close is None:
-            raise fail(path + "close", "a call with tagged arguments needs a closer")
+        elif isinstance(self.arguments, (TaggedArgs, ElementArgs)) and self.close is None:
+            what = "tagged arguments" if isinstance(self.arguments, TaggedArgs) else "element-tree arguments"
+            raise fail(path + "close", f"a call with {what} needs a closer")
         if self.id is not None:
             if not isinstance(self.id, IdSpec):
                 raise fail(path + "id", "must be an IdSpec")
@@ -122,7 +125,8 @@ class Call(Part):
             raise fail(path + "close", "arguments in their own string quotes need a closer")
         if isinstance(self.name, HeaderName) and not self.name.end:
             # The name runs to the arguments' opener: a marker, or the ``{`` of JSON written without one.
-            opened = isinstance(self.arguments, TaggedArgs) or self.arguments.open or not self.arguments.fenced
+            args = self.arguments
+            opened = not isinstance(args, JsonArgs) or args.open or not args.fenced
             if not opened or self.close is None or (self.id is not None and self.id.position == "after_name"):
                 raise fail(path + "name.end", "empty only when the arguments have an opener and the call a closer")
 
@@ -311,7 +315,7 @@ def _may_share(a: str, b: str) -> bool:
 # The part each field holds (a dict: a union, chosen by "kind"; a list: a list of parts).
 _PARTS: dict[str, Any] = {
     "name": {"json": JsonName, "header": HeaderName, "recipient": RecipientName},
-    "arguments": {"json": JsonArgs, "tagged": TaggedArgs},
+    "arguments": {"json": JsonArgs, "tagged": TaggedArgs, "elements": ElementArgs},
     "call": Call,
     "section": Section,
     "content": Wrapper,

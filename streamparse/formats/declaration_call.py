@@ -26,7 +26,17 @@ from .declaration_base import (
 )
 from .declaration_recipient import RecipientName
 
-__all__ = ["Values", "JsonName", "HeaderName", "JsonArgs", "TaggedArgs", "IdSpec", "NameSpec", "ArgsSpec"]
+__all__ = [
+    "Values",
+    "JsonName",
+    "HeaderName",
+    "JsonArgs",
+    "TaggedArgs",
+    "ElementArgs",
+    "IdSpec",
+    "NameSpec",
+    "ArgsSpec",
+]
 
 
 @dataclass(frozen=True)
@@ -97,6 +107,9 @@ class HeaderName(Part):
     attributes are allowed and ignored. ``escapes="xml"``: the attribute value is XML-escaped (``&quot;``).
     ``end`` may be a newline (``<tool_call>NAME\\n``), or empty: the name ends where the arguments' opener
     begins, or at the call's closer when there are none (GLM-4.5's ``<tool_call>NAME<arg_key>``).
+    ``namespaced``: the template presents each tool as a namespace of its own (Muse Glimmer's prompt lists
+    ``"NAME.*"`` among the valid recipients), so ``NAME.NAME`` is the declared tool ``NAME`` (the bare tool
+    addressed through its namespace) when only ``NAME`` is declared.
     """
 
     end: str
@@ -104,6 +117,7 @@ class HeaderName(Part):
     suffix_pattern: str = ""
     attribute: str | None = None
     escapes: Escapes = "none"
+    namespaced: bool = False
 
     kind: ClassVar[str] = "header"
 
@@ -123,6 +137,7 @@ class HeaderName(Part):
         check_choice(path + "escapes", self.escapes, get_args(Escapes))
         if self.escapes != "none" and self.attribute is None:
             raise fail(path + "escapes", "applies to an attribute value only")
+        check_bool(path + "namespaced", self.namespaced)
 
 
 @dataclass(frozen=True)
@@ -207,6 +222,22 @@ class TaggedArgs(Part):
 
 
 @dataclass(frozen=True)
+class ElementArgs(Part):
+    """One element named by each key, ``<KEY>VALUE</KEY>``, its value an element tree: child elements are
+    an object, repeated ``<item>`` elements a list, text leaves are typed by the tool's schema (strings
+    raw; ``7``, ``2.5``, ``true`` as written). ``noise``: a token written before every tag, markers
+    included (MiniMax-M3's ``]<]minimax[>[``), removed from the body; the call's and the section's
+    markers are then declared with it."""
+
+    noise: str = ""
+
+    kind: ClassVar[str] = "elements"
+
+    def check(self, path: str) -> None:
+        check_marker(path + "noise", self.noise, empty=True)
+
+
+@dataclass(frozen=True)
 class IdSpec(Part):
     """A call id written in the header: ``before_name`` (``Call.open`` ID ``end`` NAME...) or
     ``after_name`` (NAME ``HeaderName.end`` ID ``end`` then the arguments)."""
@@ -222,4 +253,4 @@ class IdSpec(Part):
 
 
 NameSpec: TypeAlias = Union[JsonName, HeaderName, RecipientName]  # noqa: UP007 (a runtime alias: get_args reads it)
-ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs]  # noqa: UP007
+ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs, ElementArgs]  # noqa: UP007

@@ -167,7 +167,11 @@ def wire_messages(w: Wiring, decl: Declaration) -> None:
                 eng.set_name(recipient)
         else:
             eng.set_name(recipient[len(named.prefix) :])
-        eng.pos = h.body if j is False else j
+        if j is False:  # the stream ended before the body: truncated (an unknown tool stays unknown_tool)
+            eng.pos = len(buf)
+            eng.truncate_call()
+            return True
+        eng.pos = j
         eng.push(JsonArgsState(eng, closers, optional_close=True, stops=m.openers()))
         return True
 

@@ -26,6 +26,7 @@ from streamparse import formats
 from streamparse.formats import (
     Call,
     Declaration,
+    ElementArgs,
     HeaderName,
     JsonArgs,
     JsonName,
@@ -58,8 +59,10 @@ def declaration_for(fmt: str) -> Declaration | None:
     else the layout its family's module attaches to its spec; ``None`` when it has neither."""
     declared = formats.declaration_of(fmt)
     if declared is not None:
-        # messages: a call is a message whose header the model writes freely; the vocabulary gives no tag for it
-        return None if declared.messages is not None else declared
+        # messages: a call is a message whose header the model writes freely; the vocabulary gives no tag for it;
+        # nor for element-tree arguments (a value's shape is nested tags, not a JSON schema)
+        untagged = declared.messages is not None or isinstance(declared.call.arguments, ElementArgs)
+        return None if untagged else declared
     layout = formats.get(fmt).layout
     return layout if isinstance(layout, Declaration) else None
 
@@ -172,6 +175,7 @@ def _header_call(call: Call, spec: HeaderName, tool: Tool) -> _Call:
         lead = "" if rest and rest[-1].get("value", "").endswith("\n") else gap
         body = _seq(*rest, _const(lead), _tagged(args, tool, gap, pad))
     else:
+        assert isinstance(args, JsonArgs), "element-tree arguments have no tag (declaration_for)"
         body = _seq(*rest, _json_args(args, tool))
     return _Call(begin, body, call.close or "")
 
