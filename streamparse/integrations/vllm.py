@@ -307,11 +307,16 @@ def _subclass(base: type, fmt: str, **extra: Any) -> type:
     return type(name, (base,), {**attrs, **extra})
 
 
+# vLLM's parser for these families reads every vocabulary the family's checkpoints write (hy_v4: the tokens with
+# and without the ``:opensource`` suffix), so the family's adapter reads both formats.
+VOCABULARIES: dict[str, tuple[str, ...]] = {"hy4": ("hy4", "hy4_plain")}
+
 TOOL_PARSERS: dict[str, type[StreamparseToolParser]] = {PREFIX: StreamparseToolParser}
 REASONING_PARSERS: dict[str, type[StreamparseReasoningParser]] = {PREFIX: StreamparseReasoningParser}
 for _fmt in formats.names():
-    TOOL_PARSERS[f"{PREFIX}_{_fmt}"] = _subclass(StreamparseToolParser, _fmt)
-    REASONING_PARSERS[f"{PREFIX}_{_fmt}"] = _subclass(StreamparseReasoningParser, _fmt)
+    _vocabularies = {"format_names": VOCABULARIES[_fmt]} if _fmt in VOCABULARIES else {}
+    TOOL_PARSERS[f"{PREFIX}_{_fmt}"] = _subclass(StreamparseToolParser, _fmt, **_vocabularies)
+    REASONING_PARSERS[f"{PREFIX}_{_fmt}"] = _subclass(StreamparseReasoningParser, _fmt, **_vocabularies)
 for _name, _family in FAMILIES.items():
     # A family name that is also a format's (glm45, kimi_k2) is that format with the family's convention.
     REASONING_PARSERS[f"{PREFIX}_{_name}"] = _subclass(

@@ -72,6 +72,9 @@ TEXTS: dict[str, str] = {
     "solar_open": '<|tool_calls|><|tool_call:begin|><|tool_call:name|>get_weather<|tool_call:args|>{"city": "Paris", "days": 3}<|tool_call:end|>',
     "hy3": "<tool_calls:opensource><tool_call:opensource>get_weather<tool_sep:opensource><arg_key:opensource>city</arg_key:opensource><arg_value:opensource>Paris</arg_value:opensource><arg_key:opensource>days</arg_key:opensource><arg_value:opensource>3</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
     "hy3_plain": "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></tool_call></tool_calls>",
+    # HY v4 writes no <tool_sep>: the name ends at the first <arg_key>.
+    "hy4": "<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource><arg_value:opensource>Paris</arg_value:opensource><arg_key:opensource>days</arg_key:opensource><arg_value:opensource>3</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+    "hy4_plain": "<tool_calls><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></tool_call></tool_calls>",
     "minicpm5": '<function name="get_weather">\n<param name="city">Paris</param>\n<param name="days">3</param>\n</function>',
     # Values are verbatim (their whitespace is data), so the tag writes no newline between the tags.
     "step3": '<｜tool_calls_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter><steptml:parameter name="days">3</steptml:parameter></steptml:invoke><｜tool_calls_end｜>',

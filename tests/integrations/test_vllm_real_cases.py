@@ -19,7 +19,7 @@ from engine_tokenizer import marker_tokenizer
 from vllm.parser import ParserManager
 from vllm_drive import chat_request, detokenize
 
-import streamparse.integrations.vllm  # noqa: F401  (registers the streamparse names)
+from streamparse.integrations.vllm import TOOL_PARSERS  # (importing registers the streamparse names)
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "real" / "vllm.json").read_text(encoding="utf-8"))
 
@@ -78,7 +78,11 @@ ENGINE_DROPS = {
 
 def _adapter_name(case: dict[str, Any]) -> str:
     formats = case["options"].get("formats")
-    return f"streamparse_{formats[0]}" if formats and len(formats) == 1 else "streamparse"
+    if not formats:
+        return "streamparse"
+    # A family's adapter that reads exactly the case's formats (hy4: both vocabularies) stands for them.
+    reads = getattr(TOOL_PARSERS.get(f"streamparse_{formats[0]}"), "format_names", ())
+    return f"streamparse_{formats[0]}" if len(formats) == 1 or set(reads) == set(formats) else "streamparse"
 
 
 # The engine's own parser on the same cases is the baseline `make vllm-baseline` runs (it sets this variable);
