@@ -93,6 +93,15 @@ def test_keep_separators_keeps_a_mid_reasoning_opener_and_its_spaces() -> None:
     assert result.reasoning == "I mention <think> here"
 
 
+def test_keep_separators_keeps_the_whitespace_before_a_leading_opener_as_reasoning() -> None:
+    # vLLM's DeepSeek-R1 streaming test: "\n<think>This is ..." gives the reasoning "\nThis is ...".
+    result = check_stream(
+        "\n<think>Plan.</think>\nAnswer.", formats=["hermes"], start_in_reasoning=True, separators="keep"
+    )
+    assert result.reasoning == "\nPlan."
+    assert result.text == "\nAnswer."
+
+
 _WORDS = st.text(alphabet="ab <>/\n.", min_size=1, max_size=12)
 
 

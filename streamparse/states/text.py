@@ -104,13 +104,17 @@ def end_primed_reasoning(eng: Engine, s: int, e: int, final: bool) -> bool:
     return True
 
 
-def at_reasoning_start(eng: Engine) -> bool:
+def at_reasoning_start(eng: Engine, s: int) -> bool:
     """Nothing but separator whitespace since the reasoning began (or since its last markup). Where every
-    character is kept (``separators="keep"``), only before any reasoning at all."""
+    character is kept (``separators="keep"``), nothing but whitespace since the output began: the kept
+    whitespace before the opener is reasoning (vLLM's DeepSeek-R1 tests keep ``\n<think>``'s ``\n``)."""
     sep = eng.sep
     if isinstance(sep, Separators):
         return sep.at_lead(True)
-    return not eng.reasoning_seen
+    if not eng.reasoning_seen:
+        return True
+    # The buffer still holds the whole output after its virtual line start while it was never trimmed.
+    return len(eng.buf) == eng.chars_in + 1 and (s == 1 or eng.buf[1:s].isspace())
 
 
 def written_opener(table: MarkerTable) -> Handler:
@@ -120,7 +124,7 @@ def written_opener(table: MarkerTable) -> Handler:
     begins, and the engines' parsers take only the first opener as markup (vLLM's partition)."""
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> bool:
-        if not at_reasoning_start(eng):
+        if not at_reasoning_start(eng, s):
             return False
         eng.pos = e
         eng.state = ScanState(table, reasoning=True)
@@ -132,7 +136,7 @@ def written_opener(table: MarkerTable) -> Handler:
 def repeated_opener(eng: Engine, s: int, e: int, final: bool) -> bool:
     """``<think>`` again at the start of a ``<think>`` block (a primed output that repeats the opener) is
     markup; after reasoning text it is that text, as in :func:`written_opener`."""
-    if not at_reasoning_start(eng):
+    if not at_reasoning_start(eng, s):
         return False
     return drop(eng, s, e, final)
 
