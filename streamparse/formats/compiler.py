@@ -153,9 +153,12 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 if j is False and final:
                     return cut_off(eng, s, fmt, final)
                 return j
-            results = [starts_or_prefix(buf, j, w) for w in (syntax.param_open, syntax.call_close, *block_open)]
+            words = (syntax.param_open, syntax.call_close, *block_open)
+            results = [starts_or_prefix(buf, j, w) for w in words]
             if not any(results):
                 if None in results:  # the stream may still (or, at its end, did) cut the first tag
+                    if not final:  # only more of the shortest such tag decides (a mismatch stays one)
+                        eng.wait_for(min((w for w, r in zip(words, results, strict=True) if r is None), key=len), j)
                     return cut_off(eng, s, fmt, final)
                 return False
             if not results[-1] or not block_open:
