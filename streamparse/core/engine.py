@@ -171,7 +171,7 @@ class ScanState(State):
             if final:
                 eng.content(self.reasoning, buf[s:])
                 eng.pos = len(buf)
-            else:
+            elif markers is (late if eng.seen_output else self.table.markers):  # (what the next step searches)
                 eng.wait_for(markers, s)
             return False
         sep = eng.sep
