@@ -58,7 +58,7 @@ class FastPaths:
     hot_escape: bool
     hot_bs: bool
     hot_special: Callable[[str], object] | None
-    wait: tuple[str | MarkerSet, int] | None
+    wait: tuple[str | MarkerSet | re.Pattern[str], int] | None
     state: Any
     seen_output: bool
     released: int
@@ -209,11 +209,12 @@ class FastPaths:
             return self._text_tail(joined, pos, m.start())
         return None
 
-    def wait_for(self, marker: str | MarkerSet, start: int) -> None:
+    def wait_for(self, marker: str | MarkerSet | re.Pattern[str], start: int) -> None:
         """A state holds ``buf[start:]``, a proper prefix of ``marker`` (or of a marker of the set ``marker``
         that the state's next step would search for there), and only more of it can change its answer (a
         marker arriving in pieces): until the held text is a whole marker or stops being a prefix of one,
-        chunks are only kept (``_still_waiting``), as the state's step would keep them."""
+        chunks are only kept (``_still_waiting``), as the state's step would keep them. A pattern: the held
+        text stays undecided while the pattern matches all of it (a header whose end has not come yet)."""
         if self.limit is None:
             self.wait = (marker, start - self.pos)
 
@@ -225,10 +226,12 @@ class FastPaths:
         if type(marker) is str:
             if len(buf) - start >= len(marker) or not buf.startswith(marker[: len(buf) - start], start):
                 return False
-        else:  # a set's marker: a whole one, or text that is none, goes to the state
-            found = marker.match(buf, start)  # type: ignore[union-attr]
+        elif type(marker) is MarkerSet:  # a set's marker: a whole one, or text that is none, goes to the state
+            found = marker.match(buf, start)
             if found is None or found[2] is not None or found[1] != len(buf):
                 return False
+        elif marker.fullmatch(buf, start) is None:  # type: ignore[union-attr]  # (a pattern of undecided text)
+            return False
         self.buf = buf
         if len(buf) - self.pos > self.largest_hold:
             self.note_hold(len(buf) - self.pos)

@@ -125,6 +125,13 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
     ends = (args.open, call.close or "") if not name.end else ()
+    # A plain name read up to its end marker: while the text after the opener stays short, without a blank
+    # and without that marker, the header is undecided and only more text decides (FastPaths.wait_for).
+    undecided = (
+        re.compile(f"(?:(?!{re.escape(name.end)})\\S){{0,{LOOKAHEAD - 1}}}")
+        if name.end and name.attribute is None
+        else None
+    )
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
@@ -134,6 +141,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 return cut_off(eng, s, fmt, final)  # the stream ended inside the header: truncated
             if m is None and not _header_prefix(buf, e, name.attribute is not None):
                 return False  # prose after a shared opener: released now, not held for LOOKAHEAD
+            if m is None and undecided is not None and not final:
+                eng.wait_for(undecided, e)
             return m
         end = m.end()
         call_id = (m.group("id") or None) if id_end is not None else None
