@@ -45,21 +45,17 @@ demo: $(STAMP)  ## replay a bundled model stream in the terminal
 	$(BIN)/streamparse demo
 
 # Every ratio with its goal (issue 19), CPU time. QUICK=1 (or `make bench-quick`): under 2 minutes of CPU.
+# benchmarks/bench.py says how long it takes before it starts, and its own duration (wall and CPU) at the end.
 QUICK ?=
 BENCH_FLAGS := $(if $(QUICK),--quick,)
-bench: $(STAMP)  ## every performance ratio with its goal, CPU time (~25 min; QUICK=1: ~2 min)
-	@echo "make bench$(if $(QUICK), QUICK=1,): takes about $(if $(QUICK),2,25) min (CPU; longer on a busy machine)"
-	-$(BIN)/python benchmarks/run.py $(BENCH_FLAGS)
-	-$(BIN)/python benchmarks/pathological.py $(BENCH_FLAGS)
-	-$(BIN)/python benchmarks/call_memory.py $(BENCH_FLAGS)
-	$(if $(QUICK),,$(BIN)/python benchmarks/proxy.py)
-	$(BIN)/python benchmarks/derive.py $(if $(TEMPLATES),--templates $(TEMPLATES),)
+bench: $(STAMP)  ## every performance ratio with its goal, CPU time (~10 min of CPU, ~25 min on a busy machine; QUICK=1: ~40 s of CPU, ~2 min)
+	$(BIN)/python benchmarks/bench.py $(BENCH_FLAGS) $(if $(TEMPLATES),--templates $(TEMPLATES),)
 
 bench-quick:  ## make bench QUICK=1: every ratio, under 2 minutes
 	$(MAKE) bench QUICK=1
 
 # Bytes a buffered call holds per argument character: 1/10/50 MB, 1- and 64-char chunks, tracemalloc and RSS.
-bench-memory: $(STAMP)  ## bytes a buffered call holds per argument character, 1/10/50 MB (~1 min)
+bench-memory: $(STAMP)  ## bytes a buffered call holds per argument character, 1/10/50 MB (~4 min of CPU; QUICK=1: ~10 s)
 	-$(BIN)/python benchmarks/call_memory.py $(BENCH_FLAGS)
 
 # streamparse serve against a bare pass-through proxy: CPU per chunk, 500 concurrent streams (~45 s).

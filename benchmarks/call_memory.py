@@ -17,8 +17,9 @@ raw markup refers to it). Measured two ways:
 The argument is code-like text, JSON-escaped as a model writes it (quotes, backslashes, ``\\n``). The
 ``repair`` rows feed raw newlines inside the JSON string instead (a repair, RAW_CONTROL_CHAR): the
 repaired stretches differ from the markup, so they are kept twice; those rows have no goal.
-``--quick`` measures 1 MB only (about a minute); the full run 1, 10 and 50 MB (about 8 minutes: 50 million
-one-character feeds).
+``--quick`` measures 1 MB only, one-character chunks by RSS alone and the repairs with 64-character chunks
+(tracemalloc makes each of a million one-character feeds 5-20x slower; about 10 s of CPU); the full run 1, 10 and
+50 MB (about 4 minutes of CPU: 50 million one-character feeds).
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def rss(fmt: str, chars: int, chunk: int) -> tuple[float, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="1 MB only (about a minute)")
+    ap.add_argument("--quick", action="store_true", help="1 MB only, fewer traced runs (about 10 s of CPU)")
     ap.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.rss_child:
@@ -129,7 +130,8 @@ def main() -> int:
     mb = 1_000_000
     sizes = [mb] if args.quick else [mb, 10 * mb, 50 * mb]
     print(
-        f"benchmarks/call_memory.py{' --quick' if args.quick else ''}: takes about {'1' if args.quick else '8'} min; "
+        f"benchmarks/call_memory.py{' --quick' if args.quick else ''}: "
+        f"takes about {'10 s' if args.quick else '4 min'} of CPU; "
         f"bytes held per argument character (goal <= {GOAL})"
     )
     misses = 0
@@ -137,19 +139,21 @@ def main() -> int:
     for fmt in HEADS:
         for size in sizes:
             for chunk in (1, 64):
-                traceable = size <= 10 * mb and (chunk > 1 or size <= mb)  # tracemalloc slows each feed
+                # tracemalloc slows each feed: one-character chunks are traced at 1 MB, and not in --quick
+                traceable = size <= 10 * mb and (chunk > 1 or (size <= mb and not args.quick))
                 held, peak, _ = traced(fmt, size, chunk, False) if traceable else (float("nan"),) * 3
                 startup, grown = rss(fmt, size, chunk)
                 worst = max(grown, held) if traceable else grown
                 ok = worst <= GOAL
                 misses += not ok
+                traced_cols = f"{held:>11.3f} {peak:>6.3f}" if traceable else f"{'-':>11} {'-':>6}"
                 print(
-                    f"   {fmt:12} {size // mb:>4}MB {chunk:>5}  {held:>11.2f} {peak:>6.2f} {grown:>6.2f}  "
+                    f"   {fmt:12} {size // mb:>4}MB {chunk:>5}  {traced_cols} {grown:>6.3f}  "
                     f"goal <= {GOAL}: {'ok' if ok else 'MISSED'}  ({startup:.1f})",
                     flush=True,
                 )
     for fmt in ("hermes", "mistral"):
-        for chunk in (1, 64):
+        for chunk in (64,) if args.quick else (1, 64):
             held, peak, _ = traced(fmt, mb, chunk, True)
             print(f"   {fmt:12} {'repair':>6} {chunk:>5}  {held:>11.2f} {peak:>6.2f} {'-':>6}  (no goal: raw newlines)")
     return 1 if misses else 0

@@ -144,6 +144,9 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         row["error"] = f"derived, but the scenarios' prompt does not render: {exc}"
         return row, None
     cases, results = [], []
+    # The derivation saw the template write a turn's text beside calls in the reasoning channel (gpt-oss):
+    # the model's output then carries it as reasoning (render_templates.py's content_with_calls).
+    as_reasoning = any(c.probe == "text_call" and c.skipped and "as reasoning" in c.detail for c in derivation.checks)
     for scenario in SCENARIOS:
         try:
             full = renderer.render(
@@ -161,10 +164,11 @@ def run(path: Path, source: dict[str, str]) -> tuple[dict[str, Any], dict[str, A
         output = sample_output(gen, derivation.end_of_turn, derivation.primed, close, names)
         if unrendered(output, scenario):  # the template drops the content, reasoning or a call of this turn
             continue
+        moved = as_reasoning and bool(scenario.calls and scenario.content) and not scenario.reasoning
         want = {
             "calls": [{"name": n, "arguments": a} for n, a in scenario.calls],
-            "text": scenario.content,
-            "reasoning": scenario.reasoning,
+            "text": "" if moved else scenario.content,
+            "reasoning": scenario.content if moved else scenario.reasoning,
         }
         whole = outcome(output, [output], derivation.name, derivation.primed, want)
         per_char = outcome(output, list(output), derivation.name, derivation.primed, want)
@@ -217,13 +221,22 @@ def structure(decl: Any) -> str:
         shape = "JSON list" if name.get("list") else "JSON object"
         if name.get("name_is_key"):
             shape += ", name as key"
+        if decl.call.standalone:
+            shape = "bare " + shape + " (no marker)"
+    elif name.get("kind") == "recipient":
+        shape = "recipient of a message header + JSON"
     else:
+        args = decl.call.arguments.to_dict()
         shape = "name attribute" if name.get("attribute") else "name header"
-        shape += " + " + ("tagged arguments" if decl.call.arguments.to_dict().get("kind") == "tagged" else "JSON")
+        shape += " + " + ("tagged arguments" if args.get("kind") == "tagged" else "JSON")
+        if args.get("string_quote"):
+            shape += f" notation, strings in {args['string_quote']}"
     if decl.section:
         shape += ", section"
     if decl.reasoning:
         shape += ", reasoning" + (" (primed)" if decl.reasoning[0].primed else "")
+    if decl.messages:
+        shape += ", messages" + (" (reasoning channel)" if decl.messages.reasoning_words else "")
     return shape
 
 
@@ -237,10 +250,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             why = r["error"].replace("|", "\\|")
             lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {r['llama_cpp']} |")
             continue
-        n = r["scenarios"]
-        lines.append(
-            f"| {r['template']} | {r['structure']} | {n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} |"
-        )
+        n, shape = r["scenarios"], r["structure"].replace("|", "\\|")
+        lines.append(f"| {r['template']} | {shape} | {n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} |")
     derived = [r for r in rows if "error" not in r]
     total = sum(r["scenarios"] for r in derived)
     whole = sum(r["whole"] for r in derived)

@@ -110,6 +110,39 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
+def _with_nested_options(tool: dict[str, Any]) -> dict[str, Any]:
+    """``write_file`` with the keys of its ``options`` object declared (the rest unchanged)."""
+    if tool["function"]["name"] != "write_file":
+        return tool
+    fn = dict(tool["function"])
+    params = dict(fn["parameters"])
+    params["properties"] = dict(params["properties"])
+    params["properties"]["options"] = {
+        "type": "object",
+        "properties": {
+            "mode": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "retries": {"type": "integer"},
+            "force": {"type": "boolean"},
+            "owner": {"type": ["string", "null"]},
+        },
+    }
+    fn["parameters"] = params
+    return {**tool, "function": fn}
+
+
+NESTED_TOOLS: list[dict[str, Any]] = [_with_nested_options(t) for t in TOOLS]
+
+
+def without_none(value: Any) -> Any:
+    """``value`` without the None members of its objects (at every depth)."""
+    if isinstance(value, dict):
+        return {k: without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_none(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class Scenario:
     id: str
@@ -170,6 +203,10 @@ class Model:
     tools_style: str = "openai"
     """``cohere``: the legacy ``parameter_definitions`` tool list Command R / R+ templates read; ``flat``: the
     function objects without the ``{"type": "function", "function": ...}`` wrapper (Apertus)."""
+    nested_text: str = ""
+    """Why the template writes nested values as untyped text and drops None (MiniMax-M3): its cases carry
+    :data:`NESTED_TOOLS` (the nested keys declared, as a deployment of the model would, so the reader types
+    the leaves by the schema) and expect the arguments without their None values, as the template writes them."""
 
 
 # The models whose presets streamparse ships (streamparse/presets.py) and whose template llama.cpp keeps.
@@ -178,8 +215,8 @@ class Model:
 IM_END = ("<|im_end|>",)
 _MINICPM5 = "a plain <function name=...> element, which prose may hold: only the preset reads it"
 _M3_NESTED = (
-    "the template drops None arguments and writes a nested object as XML elements whose leaves are bare text "
-    "(3, true): with no schema for the nested keys their JSON types are lost (the text-value rule keeps strings)"
+    "the template omits None arguments (its stated convention) and writes a nested object as XML elements whose "
+    "leaves are bare text (3, true): only a schema for the nested keys gives them their JSON types back"
 )
 _HY3_PLAIN = "the tokenizer writes <tool_calls>/<tool_call> without a suffix, other families' openers: the preset"
 MODELS: list[Model] = [
@@ -421,7 +458,7 @@ MODELS: list[Model] = [
             kwargs={"thinking_mode": mode} if mode else {},
             reasoning=mode != "disabled",
             variant=f"thinking_{mode}" if mode else "",
-            skip=(("nested_escapes", _M3_NESTED),),
+            nested_text=_M3_NESTED,
         )
         for mode in ("", "enabled", "disabled")
     ),
@@ -490,6 +527,8 @@ def messages_for(scenario: Scenario, model: Model) -> tuple[list[dict[str, Any]]
 
 
 def tools_for(model: Model) -> list[dict[str, Any]]:
+    if model.nested_text:
+        return NESTED_TOOLS
     if model.tools_style == "flat":
         return [tool["function"] for tool in TOOLS]
     if model.tools_style != "cohere":
@@ -647,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"skip {model.template} {scenario.id}: the template does not render {missing}", file=sys.stderr)
                 continue
             model_key = model.model_id + (f" [{model.variant}]" if model.variant else "")
+            nested = bool(model.nested_text) and any(isinstance(v, dict) for _, a in scenario.calls for v in a.values())
             cases.append(
                 {
                     "id": f"{model_key}::{scenario.id}",
@@ -662,9 +702,12 @@ def main(argv: list[str] | None = None) -> int:
                         else {}
                     ),
                     **({"not_auto": model.not_auto} if model.not_auto else {}),
+                    **({"tools": NESTED_TOOLS, "note": model.nested_text} if nested else {}),
                     "generated": text,
                     "expected": {
-                        "calls": [{"name": n, "arguments": a} for n, a in scenario.calls],
+                        "calls": [
+                            {"name": n, "arguments": without_none(a) if nested else a} for n, a in scenario.calls
+                        ],
                         "text": "" if model.content_with_calls == "reasoning" else scenario.content,
                         "reasoning": scenario.reasoning
                         or (scenario.content if model.content_with_calls == "reasoning" else ""),

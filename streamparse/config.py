@@ -58,6 +58,10 @@ NON_OBJECT_ARGS: tuple[NonObjectArgs, ...] = ("reject", "pass")
 
 # Harmony's message framing is its own reasoning channel, not a call opener that could end primed reasoning.
 _REASONING_CHANNELS = frozenset({"<|start|>", "<|channel|>"})
+# Call openers that end even a <think> block the model wrote, where their format is active: special tokens
+# prose never spells, after which both engines' parsers read calls (Kimi K2 / K2.5: vLLM's kimi_k2 and
+# kimi_k25, SGLang's KimiK2Detector tool_start_token).
+_ENDS_WRITTEN_REASONING = frozenset({"<|tool_calls_section_begin|>"})
 
 
 class Tables:
@@ -96,6 +100,9 @@ class Tables:
             if promote:
                 for k, v in calls.items():
                     handlers.setdefault(k, []).extend(v)
+            elif closer == "</think>":
+                for k in _ENDS_WRITTEN_REASONING & calls.keys():
+                    handlers.setdefault(k, []).append(end_primed_reasoning)
             handlers.setdefault(closer, []).insert(0, pop_scope)
             if closer == "</think>":
                 handlers.setdefault("<think>", []).append(drop)  # a primed output that repeats the opener
@@ -104,8 +111,10 @@ class Tables:
         # format ends it (never a lost call), and a repeated <think> makes it an ordinary block.
         primed = {k: list(v) for k, v in self.reasoning["</think>"].handlers.items()}
         primed["<think>"] = [written_opener(self.reasoning["</think>"])]
-        for closer in set(REASONING.values()):  # the prompt may have opened any family's reasoning
+        for opener, closer in REASONING.items():  # the prompt may have opened any family's reasoning
             primed.setdefault(closer, []).insert(0, pop_scope)
+            # ... and the model may write that family's opener anyway (PLaMo 3, openPangu's [unused16])
+            primed.setdefault(opener, [written_opener(self.reasoning[closer])])
         primed_ns: dict[str, list[Handler]] = {}
         if not promote:
             for k in calls:
@@ -119,6 +128,8 @@ class Tables:
             # A pythonic list after prose, for declared tools only: without tools `[` is never a marker
             # (the commonest character of markdown stays on the fast path).
             text.setdefault("[", []).append(pythonic_after_prose)
+        if tools and explicit and "llama3_json" in active:
+            text.setdefault("{", []).append(unmarked.json_after_prose)  # named only: `{` is common in prose
         for opener, closer in catalog.BLOCK_CLOSERS.items():
             fmt = catalog.owner(opener, active) if opener in text else None
             if fmt is not None:

@@ -22,8 +22,10 @@ look-arounds), so matching costs O(rules x id length) with no backtracking blow-
 Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning`` is True where the chat
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
-MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2 (and Apriel 1.6, whose prompt ends with "Here are my
-reasoning steps:"). Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
+MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest, openPangu,
+PLaMo 3, Granite 4.2, BerryLM, Step-3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning steps:"): each
+engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
+Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
 DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
 The id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
 thinking-only V3.2-Speciale start in reasoning; a plain ``DeepSeek-V3.1`` or ``deepseek-chat`` does not (the
@@ -79,7 +81,9 @@ class Rule:
     pattern: str
     """Regex searched in the normalised id (no nested quantifiers)."""
     family: str
-    formats: tuple[str, ...]
+    formats: tuple[str, ...] | Literal["auto"]
+    """``"auto"`` where the family's call format is not in the catalog (or not known): the preset then
+    only says where the output starts (its reasoning rule)."""
     start_in_reasoning: bool = False
     requires: str | None = None
     """A second regex that must also be found (e.g. ``think``), kept separate to avoid ``.*``."""
@@ -88,7 +92,7 @@ class Rule:
     @property
     def preset(self) -> Preset:
         # Every family that writes the mistral format uses a Mistral tokenizer and template.
-        id_style: IdStyle = "alnum9" if "mistral" in self.formats else "openai"
+        id_style: IdStyle = "alnum9" if self.formats != "auto" and "mistral" in self.formats else "openai"
         return Preset(self.family, self.formats, self.start_in_reasoning, True, self.note, id_style)
 
 
@@ -180,6 +184,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"deepseek-chat", "deepseek-chat", _DEEPSEEK_ANY,
          note="alias: V3 on OpenRouter, the current model's non-thinking mode on DeepSeek's API"),
     # -- Moonshot, Zhipu, OpenAI -----------------------------------------------------------------------------
+    Rule(r"kimi-?k2\.5", "kimi-k2.5", ("kimi_k2",), True,
+         note="thinking on by default: the prompt opens <think>; the tool section also ends the reasoning"),
     Rule(r"kimi-?k2", "kimi-k2-thinking", ("kimi_k2",), requires=_THINKING,
          note="the model writes <think> itself; the template does not prime it"),
     Rule(r"kimi-?k2", "kimi-k2", ("kimi_k2",)),
@@ -196,8 +202,14 @@ RULES: tuple[Rule, ...] = (
     Rule(r"gemma-?3", "gemma-3", ("gemma_tool_code", "json"), note="prompted: no native tool tokens"),
     Rule(r"gemma", "gemma", ("gemma_tool_code", "json"), note="prompted: no native tool tokens"),
     # -- IBM, Microsoft, Shanghai AI Lab, Cohere ----------------------------------------------------------
+    Rule(r"granite-?20b-?function", "granite-20b-fc", ("granite_20b_fc",),
+         note="'<function_call> ' and a JSON call object, no closer"),
+    Rule(r"granite-?4\.[2-9]", "granite-4.2", _QWEN3_CODER, True,
+         note="Nemotron V3's format: <think> opened by the prompt unless enable_thinking=false, XML calls"),
     Rule(r"granite-?4", "granite-4", _HERMES),
-    Rule(r"granite-?3\.[1-9]", "granite-3.1", ("granite",), note="list after a plain <tool_call>"),
+    Rule(r"granite-?3\.[2-9]", "granite-3.2", ("granite", "granite_thinking"),
+         note="thinking=true: the model writes 'Here is my thought process:' ... 'Here is my response:'"),
+    Rule(r"granite-?3\.1", "granite-3.1", ("granite",), note="list after a plain <tool_call>"),
     Rule(r"granite-?3(?:\.0)?(?![.\d])", "granite-3.0", ("granite",), note="list after <|tool_call|>"),
     Rule(r"granite", "granite", ("granite", "hermes")),
     Rule(r"phi-?4-?mini", "phi-4-mini", ("phi4_mini",)),
@@ -215,6 +227,8 @@ RULES: tuple[Rule, ...] = (
          note="the prompt opens the think channel (thinking on) or the response one (thinking=false); told "
               "neither (no prompt=, no thinking kwarg), the output starts as text and an orphan "
               "<|close|>think<|sep|> moves it to reasoning, so content is never emitted as reasoning"),
+    Rule(r"gigachat-?3\.5", "gigachat-3.5-reasoning", ("gigachat35",), True, requires=_THINKING,
+         note="the Reasoning release's template always opens <think> (vLLM's GigaChat35ReasoningWithThinking)"),
     Rule(r"gigachat-?3\.5", "gigachat-3.5", ("gigachat35",), note="GCML calls; <think> opened by reasoning=true"),
     Rule(r"gigachat-?3", "gigachat-3", ("gigachat3",), note="3 and 3.1: a 'function call' role message"),
     Rule(r"apertus", "apertus", ("apertus",)),
@@ -224,7 +238,14 @@ RULES: tuple[Rule, ...] = (
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
-    Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), note="steptml invokes; Step-3.5 is another family"),
+    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, note="Qwen3's grammar; the model writes <think> (enable_thinking)"),
+    Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), True,
+         note="steptml invokes; the output starts inside reasoning (vLLM's and SGLang's step3 parsers)"),
+    Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),
+         note="IFM calls (xml or json dialect); reasons in <ifm|think>, _fast or _faster by reasoning effort"),
+    Rule(r"(?<![a-z])dots[.-]", "dots", ("dots", "hermes"), note="XML invokes in <dots_function_call>"),
+    Rule(r"inkling", "inkling", ("inkling",),
+         note="typed message blocks: <|content_thinking|>, <|content_text|>, <|content_invoke_tool_json|>"),
     Rule(r"minimax-?m1", "minimax-m1", ("minimax_m1",)),
     Rule(r"minimax-?m3", "minimax-m3", ("minimax_m3",),
          note="]<]minimax[>[ namespaced XML calls; reasons in <mm:think>, primed when thinking_mode is enabled"),
@@ -235,7 +256,9 @@ RULES: tuple[Rule, ...] = (
          note="Olmo-3-Think's template ends with <think>"),
     Rule(r"olmo-?3", "olmo-3", ("pythonic",)),
     Rule(r"lfm-?2", "lfm2", ("pythonic",)),
-    Rule(r"ernie-?4\.5", "ernie-4.5", _HERMES),
+    Rule(r"ernie-?4\.5", "ernie-4.5-thinking", ("hermes", "ernie45"), True, requires=_THINKING,
+         note="the output starts inside reasoning; the answer follows </think> in <response>...</response>"),
+    Rule(r"ernie-?4\.5", "ernie-4.5", ("hermes", "ernie45"), note="hermes calls"),
     # -- StepFun, Tencent, ServiceNow, Xiaomi, poolside, SpeakLeash, Reka ----------------------------------
     Rule(r"step-?3\.5", "step-3.5", _QWEN3_CODER, True, note="Qwen3-Coder XML calls; the template ends with <think>"),
     Rule(r"hunyuan-?a13b", "hunyuan-a13b", ("hunyuan",),
@@ -250,7 +273,34 @@ RULES: tuple[Rule, ...] = (
     Rule(r"laguna|poolside", "laguna", ("glm45",),
          note="GLM-4 style <arg_key>/<arg_value> calls; thinking mode would prime <think>"),
     Rule(r"bielik", "bielik", _HERMES, note="<tool_call> JSON"),
+    Rule(r"(?<![a-z])ling-?3", "ling-3", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's ling3)"),
+    Rule(r"spark-?x?2\.?5", "spark-2.5", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's spark25)"),
+    Rule(r"trinity", "trinity", _HERMES,
+         note="Qwen-style <tool_call> JSON; SGLang also reads calls inside <think>: calls_in_reasoning='promote'"),
     Rule(r"reka", "reka", _HERMES, note="reasons in <reasoning> written by the model"),
+    # -- reasoning-parser registries (vLLM vllm/reasoning/, SGLang DetectorMap): <think> families ---------
+    Rule(r"telechat", "telechat", "auto", True,
+         note="the template opens <think> unless enable_thinking=false (then it closes it in the prompt)"),
+    Rule(r"xingchen|(?<![a-z])xing-?4", "xingchen-4", "auto", True,
+         note="the template opens <think> unless enable_thinking=false (then it closes it in the prompt)"),
+    Rule(r"exaone-?4", "exaone-4", "auto",
+         note="enable_thinking=true (off by default) opens <think> in the prompt"),
+    Rule(r"hyperclova", "hyperclovax-seed-think", "auto",
+         note="thinking=true (off by default) opens <think> in the prompt; false closes it there"),
+    Rule(r"intern-?s1", "intern-s1", ("internlm",),
+         note="the model writes <think>; <|action_start|><|plugin|> calls"),
+    Rule(r"iquest", "iquest", "auto", True,
+         note="Qwen3.5-style template: <think> in the prompt unless enable_thinking=false"),
+    Rule(r"kolibri", "kolibri", _HERMES, note="hermes calls; the model writes <think>"),
+    Rule(r"pangu", "openpangu", "auto", True,
+         note="<think> (or [unused16]) opened by the prompt unless think=false"),
+    Rule(r"rwkv", "rwkv", "auto", note="enable_thinking=true (off by default) opens <think> in the prompt"),
+    Rule(r"plamo-?3", "plamo-3", "auto", True,
+         note="the prompt opens <|plamo:begin_think:plamo|> unless enable_thinking=false"),
+    Rule(r"berry-?lm", "berrylm", _QWEN3_CODER, True,
+         note="<think> opened by the prompt unless enable_thinking=false; Qwen3-Coder XML calls end it"),
+    Rule(r"holo-?2", "holo-2", _HERMES, True,
+         note="Qwen3-VL fine-tune; thinking on by default: the prompt opens <think>"),
     # -- Mistral: sub-brands first, since several contain "mistral" ------------------------------------
     Rule(r"magistral", "magistral", ("mistral",), note=_V11 + "; reasons in [THINK]...[/THINK]"),
     Rule(r"devstral", "devstral", ("mistral",), note=_V11),
@@ -338,10 +388,14 @@ THINKING_PRIMES = frozenset(
         "deepseek-v3.2-speciale", "deepseek-reasoner", "deepseek-r1", "deepseek-r1-0528", "deepseek-r1-distill",
         "glm-4.7", "minimax-m2", "olmo-3-think", "nemotron-nano-v2", "nemotron-3-nano",
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
-        "minimax-m3", "cohere-north", "minicpm5", "kimi-k3",
+        "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
+        "gigachat-3.5", "gigachat-3.5-reasoning", "kimi-k2.5", "telechat", "xingchen-4", "exaone-4",
+        "hyperclovax-seed-think", "iquest", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
+        "step-3",
     }
 )  # fmt: skip
-_THINKING_KEYS = ("enable_thinking", "thinking", "reasoning")  # `reasoning`: Cohere's templates
+# `reasoning`: Cohere's and GigaChat 3.5's templates; `think`: openPangu's.
+_THINKING_KEYS = ("enable_thinking", "thinking", "reasoning", "think")
 
 
 def start_in_reasoning_for(model_id: str, chat_template_kwargs: dict[str, Any] | None = None) -> bool:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from typing import Any
 
 import pytest
+
+# Compiled chat templates are kept on disk between runs (streamparse.derive.compiled): the suite keeps
+# its own, away from the user's cache.
+os.environ.setdefault("STREAMPARSE_TEMPLATE_CACHE", tempfile.mkdtemp(prefix="streamparse-test-jinja2-"))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

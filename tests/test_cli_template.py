@@ -30,6 +30,15 @@ def test_the_report_names_each_derived_part_and_shows_a_round_trip() -> None:
     assert "call: zqfirst" in out  # the sample parses back to the probe's call
 
 
+def test_the_report_describes_messages_whose_recipient_names_the_call() -> None:
+    code, out = _run(str(INVENTED / "recipient_channels.jinja"))
+    assert code == 0
+    assert "header '<~turn~>', '<~lane~>' ... '<~body~>', recipient after 'send=', channel after '<~lane~>'" in out
+    assert "reasoning        messages for/in 'ponder'" in out
+    assert "the recipient after 'tools.' is its name, JSON arguments, up to '<~fire~>'" in out
+    assert "call: zqfirst" in out
+
+
 def test_json_output_loads_back_as_the_same_declaration(tmp_path: Path) -> None:
     folder = tmp_path / "Acme-Chat-7B"
     folder.mkdir()
@@ -50,3 +59,10 @@ def test_a_template_without_calls_exits_1_with_the_reason(tmp_path: Path) -> Non
 
 def test_a_folder_without_a_template_exits_1(tmp_path: Path) -> None:
     assert main(["template", str(tmp_path)]) == 1
+
+
+def test_the_report_says_a_standalone_call_has_no_marker() -> None:
+    code, out = _run(str(INVENTED / "bare_json_lines.jinja"))
+    assert code == 0
+    assert "call             bare JSON, no marker (at a line start or the output start)" in out
+    assert "call: zqfirst" in out

@@ -152,9 +152,13 @@ def test_the_parts_validate_when_built_directly() -> None:
         Section("<s>", "<s>")
     with pytest.raises(ValueError, match="applies to an attribute value only"):
         HeaderName(">", escapes="xml")
-    # A name without its own end needs something else to end it: the arguments' opener and the call's closer.
+    # A name without its own end needs something else to end it: the arguments' opener (a marker, or the
+    # `{` of JSON written without one) and the call's closer; a fence is no such opener.
     with pytest.raises(ValueError, match=r"name\.end: empty only when the arguments have an opener"):
-        Call("<c>", "</c>", HeaderName(""), JsonArgs())
+        Call("<c>", "</c>", HeaderName(""), JsonArgs(fenced=True))
+    with pytest.raises(ValueError, match=r"name\.end: empty only when the arguments have an opener"):
+        Call("<c>", None, HeaderName(""), JsonArgs())
+    assert Call("<c>", "</c>", HeaderName(""), JsonArgs()).name == HeaderName("")
     with pytest.raises(ValueError, match="a call with tagged arguments needs a closer"):
         Call("<c>", None, HeaderName(""), TaggedArgs("<k>", "</k>", "</v>"))
     with pytest.raises(ValueError, match="an attribute header needs an end marker|must be a non-blank string"):

@@ -63,8 +63,8 @@ def test_the_deadline_stops_a_slow_template() -> None:
         Renderer(slow, limits=Limits(ops=10**12, seconds=0.05)).render()
 
 
-def test_unmarked_json_calls_are_outside_the_vocabulary_and_say_so() -> None:
-    with pytest.raises(DeriveError, match="unmarked JSON"):
+def test_unmarked_json_calls_running_into_the_text_are_outside_the_vocabulary_and_say_so() -> None:
+    with pytest.raises(DeriveError, match="same line as"):
         derive(UNMARKED_JSON)
 
 
@@ -73,15 +73,18 @@ def test_key_value_lines_without_markers_are_outside_the_vocabulary_and_say_so()
         derive(KEY_VALUE_LINES)
 
 
+# Message headers (streamparse/derive/recipient.py) where the renders do not show what a header is made of:
+# no later message begins with what the generation prompt ends with (a role line, no opener) ...
 RECIPIENT_HEADER = (
-    "{% for m in messages %}<|start|>{{ m.role }}"
+    "{% for m in messages %}### {{ m.role }}\n"
     "{% for c in m.tool_calls or [] %} to={{ c.function.name }}<|msg|>{{ c.function.arguments | tojson }}<|call|>"
-    "{% else %}<|msg|>{{ m.content }}<|done|>{% endfor %}{% endfor %}"
-    "{% if add_generation_prompt %}<|start|>assistant{% endif %}"
+    "{% else %}<|msg|>{{ m.content }}<|done|>{% endfor %}\n{% endfor %}"
+    "{% if add_generation_prompt %}### assistant\n{% endif %}"
 )
+# ... or the prompt writes the opener and the text turn shows no header with the word that means text.
 PRIMED_RECIPIENT = (
     "{% for m in messages %}{% if m.role == 'user' %}[U]{{ m.content }}[/U]{% else %}[A]"
-    "{% if m.content %}@@all\n{{ m.content }}{% endif %}"
+    "{% if m.content %}{{ m.content }}{% endif %}"
     "{% for c in m.tool_calls or [] %}@@{{ c.function.name }}\n{{ c.function.arguments | tojson }}{% endfor %}"
     "[/A]{% endif %}{% endfor %}{% if add_generation_prompt %}[A]@@{% endif %}"
 )
@@ -127,7 +130,7 @@ def test_for_model_falls_back_to_auto_with_a_warning_when_the_template_cannot_be
         parser = StreamParser.for_model(str(tmp_path))
     assert parser.derivation is None
     assert "hermes" in parser.formats  # the auto catalog
-    assert "unmarked JSON" in caplog.text
+    assert "same line as" in caplog.text
 
 
 def test_the_core_imports_without_jinja2_and_deriving_names_the_extra() -> None:
@@ -156,3 +159,17 @@ def test_a_filter_or_format_asked_for_a_huge_width_is_refused_before_it_allocate
 def test_lorem_ipsum_of_any_length_is_not_offered_to_templates() -> None:
     with pytest.raises(RenderError, match="lipsum"):
         Renderer("{{ lipsum(100000) }}").render()
+
+
+NAMESPACED_TAGS = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}{% if m.tool_calls %}~ns~<calls>"
+    '{% for c in m.tool_calls %}~ns~<call name="{{ c.function.name }}">'
+    "{% for k, v in c.function.arguments.items() %}~ns~<{{ k }}>{{ v }}~ns~</{{ k }}>{% endfor %}~ns~</call>"
+    "{% endfor %}~ns~</calls>{% endif %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def test_a_token_written_before_every_tag_is_named_as_the_reason_not_a_missing_closer() -> None:
+    # MiniMax-M3 writes ]<]minimax[>[ before each tag: the error names that, not a part it made unreadable.
+    with pytest.raises(DeriveError, match=r"every tag is preceded by '~ns~'"):
+        derive(NAMESPACED_TAGS)

@@ -55,3 +55,27 @@ def test_raw_text_values_come_back_from_a_derived_key_value_format(arguments: di
     tools = [{"type": "function", "function": {"name": "note", "parameters": {"type": "object", "properties": props}}}]
     result = check_stream(output, seeds=2, formats=[derivation.name], start_in_reasoning=True, tools=tools)
     assert calls(result) == [("note", arguments)]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arguments=st.dictionaries(KEYS, JSONISH, max_size=4))
+def test_json_arguments_of_any_shape_come_back_from_a_derived_standalone_format(arguments: dict[str, Any]) -> None:
+    derivation = derive((INVENTED / "bare_json_lines.jinja").read_text(encoding="utf-8"))
+    result = check_stream(_output("bare_json_lines", "get_data", arguments), seeds=2, formats=[derivation.name])
+    assert calls(result) == [("get_data", arguments)]
+
+
+# The quoted notation has no escapes: a string never holds its quote token (here ~~), keys are bare words.
+QUOTED = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=20).filter(lambda s: "~" not in s),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arguments=st.dictionaries(KEYS, QUOTED, max_size=4))
+def test_values_of_any_shape_come_back_from_a_derived_quoted_object_format(arguments: dict[str, Any]) -> None:
+    derivation = derive((INVENTED / "quoted_object.jinja").read_text(encoding="utf-8"))
+    result = check_stream(_output("quoted_object", "get_data", arguments), seeds=2, formats=[derivation.name])
+    assert calls(result) == [("get_data", arguments)]

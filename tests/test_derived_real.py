@@ -101,6 +101,12 @@ def test_a_derived_glm_declaration_parses_the_glm_renders_like_the_built_in_glm4
     assert len(GLM) == 3
     name, data = registered(path)
     assert data["declaration"]["call"]["name"] == {"kind": "header", "end": ""}
+    _parses_like(path, data, "glm45")
+
+
+def _parses_like(path: Path, data: dict[str, Any], built_in: str) -> None:
+    """The committed renders and the model's fixtures parse the same with the derived format (derived with
+    each fixture's options) and with the built-in family."""
     outputs = [(c["output"], data["primed"], -1) for c in data["cases"]]
     outputs += [
         (c["generated"], c["primed_reasoning"], _variant(path, c["chat_template_kwargs"]))
@@ -109,4 +115,26 @@ def test_a_derived_glm_declaration_parses_the_glm_renders_like_the_built_in_glm4
     ]
     for output, primed, variant in outputs:
         derived = registered(path, variant)[0]
-        assert _parsed(output, derived, primed) == _parsed(output, "glm45", primed), output
+        assert _parsed(output, derived, primed) == _parsed(output, built_in, primed), output
+
+
+# The built-in family that reads each model by hand, beside the derived declarations of its templates.
+BUILT_IN = {
+    "derived_meta_llama_llama_3_1_8b_instruct": "llama3_json",
+    "derived_meta_llama_llama_3_2_3b_instruct": "llama3_json",
+    "derived_meta_llama_llama_3_3_70b_instruct": "llama3_json",
+    "derived_vllm_tool_chat_template_xlam_qwen": "xlam",
+    "derived_google_gemma_4_31b_it": "gemma4",
+    "derived_google_gemma_4_31b_it_interleaved": "gemma4",
+}
+FAMILIES = [p for p in DERIVED if p.stem in BUILT_IN]
+
+
+@pytest.mark.parametrize("path", FAMILIES, ids=[p.stem for p in FAMILIES])
+def test_a_derived_declaration_parses_its_renders_like_the_built_in_family_of_the_model(path: Path) -> None:
+    # Llama 3.x and xLAM: bare JSON (Call.standalone); Gemma 4: bare keys and <|"|> strings (string_quote).
+    assert len(FAMILIES) == len(BUILT_IN)
+    name, data = registered(path)
+    call = data["declaration"]["call"]
+    assert call.get("standalone") or call.get("arguments", {}).get("string_quote") == '<|"|>'
+    _parses_like(path, data, BUILT_IN[path.stem])

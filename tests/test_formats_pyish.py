@@ -50,6 +50,13 @@ PY_FIXTURES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str]] = {
         [("f", {"cfg": NESTED_ARGS, "s": STRING_VAL, "code": CODE})],
         "Sure.After.",
     ),
+    # vLLM 0.33.0 tests/tool_parsers/test_lfm2_tool_parser.py: what LFM2 writes that Python does not read.
+    "lfm2_unescaped_quotes_and_zero_padded": (
+        "<|tool_call_start|>[bash(command='sed -n '360,450p' /testbed/common.py'), "
+        "set_date(month=07, day=05)]<|tool_call_end|>",
+        [("bash", {"command": "sed -n '360,450p' /testbed/common.py"}), ("set_date", {"month": 7, "day": 5})],
+        "",
+    ),
     "olmo3_lines": (
         'I\'ll check.\n<function_calls>\nlookup_order(order_id="A-1001")\nrefresh()\n'
         "set_alarm(minutes=15, tags=['a', 'b'],)\n</function_calls>\nOK.",

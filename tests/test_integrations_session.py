@@ -110,3 +110,33 @@ def test_a_responses_api_namespace_is_flattened_into_its_tools_names() -> None:
     text = "<tool_call>mcp__computer_use__get_app_state<arg_key>app</arg_key><arg_value>Chrome</arg_value></tool_call>"
     result = one_shot(parser, text)
     assert [(c.name, c.arguments) for c in result.calls] == [("mcp__computer_use__get_app_state", {"app": "Chrome"})]
+
+
+BROKEN = "<tool_call>not valid json</tool_call>"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rejected_markup_is_content_where_the_engine_has_no_rejection(seed: int) -> None:
+    # SGLang's API has no rejection event: the markup goes on as text, in its place; the rejection is kept.
+    s = RequestSession(StreamParser(["hermes"], separators="keep"), rejected_text="unsent")
+    pieces = drain(s, random_pieces("Before " + BROKEN + " after", seed))
+    assert "".join(p.content for p in pieces) == "Before " + BROKEN + " after"
+    assert [r.reason for r in s.rejected] == ["malformed"]
+    assert not any(p.calls for p in pieces)
+
+
+def test_rejected_markup_is_not_content_by_default() -> None:
+    s = RequestSession(StreamParser(["hermes"]))
+    assert "".join(p.content for p in drain(s, [BROKEN])) == ""
+    assert len(s.rejected) == 1
+
+
+def test_the_markup_of_a_call_whose_name_was_sent_stays_out_of_the_content_unless_nothing_was_sent() -> None:
+    # The name went out before the arguments broke: "unsent" keeps the markup out (the engine cannot take the
+    # name back, the rejection is what is left); "all" is for callers that send nothing before a call ends.
+    broken = '<tool_call>{"name": "get_weather", "arguments": {oops}}</tool_call>'
+    unsent = RequestSession(StreamParser(["hermes"]), rejected_text="unsent")
+    assert "<tool_call>" not in "".join(p.content for p in drain(unsent, [broken[:40], broken[40:]]))
+    assert len(unsent.rejected_after_name) == 1
+    every = RequestSession(StreamParser(["hermes"]), rejected_text="all")
+    assert '"get_weather"' in "".join(p.content for p in drain(every, [broken[:40], broken[40:]]))

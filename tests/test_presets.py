@@ -60,6 +60,12 @@ CANONICAL_FORMATS = frozenset(
         "minicpm5",
         "step3",
         "minimax_m3",
+        # written as declarations (formats/declared_recent.py)
+        "k2_horizon",
+        "dots",
+        "granite_20b_fc",
+        "ernie45",
+        "inkling",
         "muse",
         "apriel",
         "granite_thinking",
@@ -73,7 +79,7 @@ LLAMA31 = ("llama3_json", "function_tag")
 PYTHONIC_LLAMA = ("pythonic", "llama3_json")
 
 # (model id as users write it, family, formats, start_in_reasoning)
-CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
+CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     # Qwen
     ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder", QWEN3_CODER, False),
     ("unsloth/Qwen3-Coder-480B-A35B-Instruct-GGUF", "qwen3-coder", QWEN3_CODER, False),
@@ -155,7 +161,14 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("upstage/Solar-Open2-250B", "solar-open2", ("solar_open2",), False),
     ("meituan-longcat/LongCat-Flash-Chat", "longcat-flash", ("longcat",), False),
     ("openbmb/MiniCPM5-8B", "minicpm5", ("minicpm5",), False),
-    ("stepfun-ai/step3", "step-3", ("step3",), False),
+    ("stepfun-ai/step3", "step-3", ("step3",), True),
+    ("MBZUAI-IFM/K2-Horizon", "k2-horizon", ("k2_horizon",), False),
+    ("rednote-hilab/dots.llm1.inst", "dots", ("dots", "hermes"), False),
+    ("ibm-granite/granite-20b-functioncalling", "granite-20b-fc", ("granite_20b_fc",), False),
+    ("inclusionAI/Ling-3-flash", "ling-3", ("glm45",), False),
+    ("iflytek/Spark-X2.5", "spark-2.5", ("glm45",), False),
+    ("arcee-ai/Trinity-Mini", "trinity", ("hermes",), False),
+    ("inkling-ai/Inkling-1", "inkling", ("inkling",), False),
     ("zai-org/GLM-4.5-Air-FP8", "glm-4.5", ("glm45",), False),
     ("z-ai/glm-4.6", "glm-4.6", ("glm45",), False),
     ("zai-org/GLM-4.7", "glm-4.7", ("glm45",), True),
@@ -169,7 +182,8 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("google/gemma-4-31b-it", "gemma-4", ("gemma4",), False),
     ("google/functiongemma-270m-it", "functiongemma", ("gemma4",), False),
     ("ibm-granite/granite-3.0-8b-instruct", "granite-3.0", ("granite",), False),
-    ("granite3.2:8b", "granite-3.1", ("granite",), False),
+    ("granite3.2:8b", "granite-3.2", ("granite", "granite_thinking"), False),
+    ("ibm-granite/granite-3.3-8b-instruct", "granite-3.2", ("granite", "granite_thinking"), False),
     ("ibm-granite/granite-3.1-8b-instruct", "granite-3.1", ("granite",), False),
     ("ibm-granite/granite-4.0-h-small", "granite-4", HERMES, False),
     ("granite4:tiny-h", "granite-4", HERMES, False),
@@ -208,7 +222,8 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5", "llama-nemotron", ("nemotron", "llama3_json"), False),
     ("fireworks-ai/llama-3-firefunction-v2", "firefunction-v2", ("phi4_mini",), False),
     ("HuggingFaceTB/SmolLM3-3B", "smollm3", HERMES, False),
-    ("baidu/ERNIE-4.5-21B-A3B-PT", "ernie-4.5", HERMES, False),
+    ("baidu/ERNIE-4.5-21B-A3B-PT", "ernie-4.5", ("hermes", "ernie45"), False),
+    ("baidu/ERNIE-4.5-21B-A3B-Thinking", "ernie-4.5-thinking", ("hermes", "ernie45"), True),
     # Whole-path fallback: the organisation names the family
     ("mistralai/Pixtral-12B-2409", "mistral", ("mistral",), False),
     # Families formats="auto" parsed before they had a preset (issue 17)
@@ -229,12 +244,29 @@ CASES: list[tuple[str, str, tuple[str, ...], bool]] = [
     ("cohere-north", "cohere-north", ("command_r",), False),
     ("MiniMaxAI/MiniMax-M3", "minimax-m3", ("minimax_m3",), False),
     ("MuseGlimmer-8B", "muse-glimmer", ("muse",), False),
+    # Reasoning-parser registries (vLLM vllm/reasoning/, SGLang DetectorMap): tests/test_reasoning_registry.py
+    ("ai-sage/GigaChat3.5-10B-A1.8B-Reasoning", "gigachat-3.5-reasoning", ("gigachat35",), True),
+    ("moonshotai/Kimi-K2.5", "kimi-k2.5", ("kimi_k2",), True),
+    ("Tele-AI/TeleChat4-35B", "telechat", "auto", True),
+    ("XingChen4-32B", "xingchen-4", "auto", True),
+    ("LGAI-EXAONE/EXAONE-4.0-32B", "exaone-4", "auto", False),
+    ("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", "hyperclovax-seed-think", "auto", False),
+    ("internlm/Intern-S1-mini", "intern-s1", ("internlm",), False),
+    ("IQuestLab/IQuest-Coder-V1-40B-Instruct", "iquest", "auto", True),
+    ("Kolibri1-8B", "kolibri", HERMES, False),
+    ("FreedomIntelligence/openPangu-Embedded-7B-V1.1", "openpangu", "auto", True),
+    ("RWKV/rwkv7-g1a-2.9b", "rwkv", "auto", False),
+    ("pfnet/plamo-3-31b", "plamo-3", "auto", True),
+    ("Hcompany/Holo2-8B", "holo-2", HERMES, True),
+    ("ibm-granite/granite-4.2-8b", "granite-4.2", QWEN3_CODER, True),
+    ("BerryLM-7B", "berrylm", QWEN3_CODER, True),
+    ("openbmb/MiniCPM-V-4_5", "minicpm-v", QWEN3_CODER, False),
 ]
 
 
 @pytest.mark.parametrize(("model_id", "family", "formats", "reasoning"), CASES, ids=[c[0] for c in CASES])
 def test_real_world_ids_map_to_family_formats_and_reasoning(
-    model_id: str, family: str, formats: tuple[str, ...], reasoning: bool
+    model_id: str, family: str, formats: tuple[str, ...] | str, reasoning: bool
 ) -> None:
     preset = preset_for(model_id)
     assert (preset.family, preset.formats, preset.start_in_reasoning, preset.matched) == (
@@ -294,9 +326,10 @@ def test_known_ids_do_not_log(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_every_format_a_preset_names_is_canonical() -> None:
-    named = {fmt for rule in RULES for fmt in rule.formats}
+    listed = [rule.formats for rule in RULES if rule.formats != "auto"]  # "auto": the call format is unknown
+    named = {fmt for formats in listed for fmt in formats}
     assert named <= CANONICAL_FORMATS, named - CANONICAL_FORMATS
-    assert all(rule.formats and len(set(rule.formats)) == len(rule.formats) for rule in RULES)
+    assert all(formats and len(set(formats)) == len(formats) for formats in listed)
 
 
 def test_every_rule_pattern_is_free_of_nested_quantifiers() -> None:
@@ -379,7 +412,7 @@ def test_normalize_strips_org_quantisation_and_routing_suffixes(model_id: str, e
         ("MiniMaxAI/MiniMax-M1-40k", "minimax-m1"),
         ("MiniMax-M2", "minimax-m2"),
         # Granite 4 vs 3.x
-        ("granite3.3:8b", "granite-3.1"),
+        ("granite3.3:8b", "granite-3.2"),
         ("granite3-dense:8b", "granite-3.0"),
         ("ibm-granite/granite-4.0-micro", "granite-4"),
     ],

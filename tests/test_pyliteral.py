@@ -6,6 +6,7 @@ import ast
 import contextlib
 import json
 import math
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamparse.formats.pyliteral import MAX_DEPTH, PyCallTracker, parse_call, parse_call_lines, parse_call_list
+from streamparse.formats.pyrequote import read_call
 
 # --- literal kinds ---------------------------------------------------------------------------------------
 
@@ -151,7 +153,6 @@ def test_dotted_and_hyphenated_names_are_returned_as_written() -> None:
         "f(a=b'bytes')",
         "f(a=f'{x}')",
         "f(a=1j)",
-        "f(a=007)",  # Python forbids leading zeros
         "f(a=1__0)",
         "f(a=1e999)",  # overflows to inf: not JSON
         "f(a=nan)",
@@ -356,6 +357,9 @@ def test_numbers_match_python_or_are_rejected(number: str) -> None:
         expected = None
     if isinstance(expected, float) and not math.isfinite(expected):
         expected = None
+    if expected is None and re.fullmatch(r"[+-]?0[0-9_]+", number):
+        with contextlib.suppress(ValueError):  # zero-padded (``07``): read as the decimal the model means
+            expected = int(number, 10)
     try:
         got: Any = parse_call(f"f(n={number})")[1]["n"]
     except ValueError:
@@ -504,3 +508,64 @@ def test_arbitrary_unicode_gives_a_value_or_a_value_error(text: str, prefix: str
     tracker = PyCallTracker("list")
     for char in prefix + text:
         tracker.feed(char)
+
+
+# --- what models write that Python does not read (vLLM's LFM2 tests) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("set_date(month=07, day=05)", {"month": 7, "day": 5}),
+        ("f(a=-007, b=0_9)", {"a": -7, "b": 9}),
+        ("f(a=00, b=0)", {"a": 0, "b": 0}),  # valid Python stays as it was
+    ],
+)
+def test_zero_padded_integers_are_read_as_decimal(text: str, expected: dict[str, Any]) -> None:
+    assert parse_call(text) == (text.split("(")[0], expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "bash(command='sed -n '360,450p' /testbed/sympy/matrices/common.py')",
+            {"command": "sed -n '360,450p' /testbed/sympy/matrices/common.py"},
+        ),
+        (
+            "bash(command='cd /t && python3 -c \"from s import l\nprint(l(3*x, sym='\\,'))\"')",
+            {"command": "cd /t && python3 -c \"from s import l\nprint(l(3*x, sym='\\,'))\""},
+        ),
+        ('f(a=\'it\'s\', b="say "hi" now")', {"a": "it's", "b": 'say "hi" now'}),
+        ("f(a='x 'y' z', b=[1, 'q'])", {"a": "x 'y' z", "b": [1, "q"]}),
+    ],
+)
+def test_an_argument_string_with_unescaped_quotes_of_its_kind_ends_where_an_argument_can_end(
+    text: str, expected: dict[str, Any]
+) -> None:
+    assert read_call(text)[1] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "f(a='it's)",  # no quote of its kind can end the string
+        "f(a='x' y)",  # the quote before `)` is the first one: nothing to mend
+        "f(a=['it's'])",  # inside a list: only an argument's own string is mended
+        "f(a='''x''' y)",
+        "f(a=r'it's')",  # raw: an escaping backslash would stay in the value
+    ],
+)
+def test_quotes_that_no_argument_boundary_follows_stay_malformed(text: str) -> None:
+    with pytest.raises(ValueError):
+        read_call(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["f(a='x' 'y')", "f(a='it\\'s', b=\"q\")", "f(a='x', b='y')", "f(a='a, b=c')"],
+)
+def test_valid_python_is_read_as_python(text: str) -> None:
+    call = ast.parse(text, mode="eval").body
+    assert isinstance(call, ast.Call)
+    assert read_call(text)[1] == {k.arg: ast.literal_eval(k.value) for k in call.keywords}

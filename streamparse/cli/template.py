@@ -49,8 +49,15 @@ def _describe(decl: Any, primed: bool) -> list[tuple[str, str]]:
         sep = f"; separators {', '.join(repr(x) for x in s.separators)}" if s.separators else ""
         rows.append(("section", f"{s.open!r} ... {s.close!r}{sep}"))
     call = decl.call
-    rows.append(("call", f"{call.open!r} ... {call.close!r}" if call.close else f"{call.open!r} (ends with its JSON)"))
+    rows += _messages(decl.messages)
     name = call.name.to_dict()
+    if name.get("kind") == "recipient":
+        prefix = f" after {name['prefix']!r}" if name.get("prefix") else ""
+        end = f", up to {call.close!r}" if call.close else ""
+        rows.append(("call", f"a message to the tool: the recipient{prefix} is its name, JSON arguments{end}"))
+        return rows + _tokens(decl)
+    shown = f"{call.open!r} ... {call.close!r}" if call.close else f"{call.open!r} (ends with its JSON)"
+    rows.append(("call", "bare JSON, no marker (at a line start or the output start)" if call.standalone else shown))
     if name.get("kind") == "json":
         rows.append(("call body", "JSON " + json.dumps({k: v for k, v in name.items() if k != "kind"})))
     else:
@@ -65,8 +72,27 @@ def _describe(decl: Any, primed: bool) -> list[tuple[str, str]]:
             rows.append(("values", f"strings {v.strings}, other types {v.others}, whitespace {v.whitespace}"))
     if call.id:
         rows.append(("call id", json.dumps(call.id.to_dict())))
-    if decl.control_tokens:
-        rows.append(("control tokens", ", ".join(repr(t) for t in decl.control_tokens)))
+    return rows + _tokens(decl)
+
+
+def _tokens(decl: Any) -> list[tuple[str, str]]:
+    return [("control tokens", ", ".join(repr(t) for t in decl.control_tokens))] if decl.control_tokens else []
+
+
+def _messages(m: Any) -> list[tuple[str, str]]:
+    """Rows for output written as messages with a header (gpt-oss, Muse, Functionary v3.2)."""
+    if m is None:
+        return []
+    who = f"recipient after {m.recipient!r}" if m.recipient else "the header is the recipient"
+    channel = f", channel after {m.channel!r}" if m.channel else ""
+    primed = "; the prompt writes the opener" if m.primed else ""
+    rows = [("messages", f"header {', '.join(repr(o) for o in m.openers())} ... {m.body!r}, {who}{channel}{primed}")]
+    if m.reasoning_words:
+        rows.append(("reasoning", "messages for/in " + ", ".join(repr(w) for w in m.reasoning_words)))
+    if m.text_words:
+        rows.append(("text", "messages for " + ", ".join(repr(w) for w in m.text_words)))
+    if m.ends:
+        rows.append(("message ends", ", ".join(repr(t) for t in m.ends)))
     return rows
 
 

@@ -37,9 +37,11 @@ from .calls import CallGate, CallLifecycle, CallSettings, Candidate
 from .fastpaths import CTX, FastPaths, Search
 from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+from .marker_table import Handler, MarkerTable
+
+__all__ = ["Engine", "EngineConfig", "Handler", "MarkerTable", "ScanState", "State"]
 from .output import SEP_WS, TextOutput, TextRelease
 from .parts import FAN
-from .scanner import START, WORD, MarkerSet, marker_set, split_ns
 
 log = logging.getLogger("streamparse")
 
@@ -50,43 +52,6 @@ _set_text = slot_setter(TextDelta, "text")
 _set_index = slot_setter(ToolCallDelta, "index")
 _set_arguments = slot_setter(ToolCallDelta, "arguments")
 _DQ_FULL = DQ_RUN.fullmatch
-
-
-# A handler decides what a found marker means: True = handled (pos advanced / state changed),
-# False = not this handler, None = cannot decide before more input arrives (hold from the marker).
-Handler = Callable[["Engine", int, int, bool], "bool | None"]
-
-
-class MarkerTable:
-    """A scope's markers, compiled once, with the handlers for each marker."""
-
-    __slots__ = ("markers", "late", "early", "handlers", "ns_handlers")
-
-    def __init__(
-        self,
-        handlers: dict[str, list[Handler]],
-        ns_handlers: dict[str, list[Handler]] | None = None,
-        anchors: dict[str, str] | None = None,
-    ) -> None:
-        """``anchors``: markers that count only at a word start (WORD) or before the output's first
-        visible text (START), core/scanner.py; ``late`` is the marker set once that text was released."""
-        self.handlers = {k: tuple(v) for k, v in handlers.items()}
-        self.ns_handlers = {k: tuple(v) for k, v in (ns_handlers or {}).items()}
-        anchors = {m: a for m, a in (anchors or {}).items() if m in self.handlers}
-        every, ns = frozenset(self.handlers), frozenset(self.ns_handlers)
-        words = frozenset(m for m, a in anchors.items() if a == WORD)
-        self.markers: MarkerSet = marker_set(every, ns, words)
-        self.early = early = frozenset(m for m, a in anchors.items() if a == START)
-        self.late: MarkerSet = marker_set(every - early, ns, words) if early else self.markers
-
-    def lookup(self, tok: str) -> tuple[Handler, ...]:
-        hs = self.handlers.get(tok)
-        if hs is not None:
-            return hs
-        parts = split_ns(tok)
-        if parts is not None:
-            return self.ns_handlers.get(parts[1], ())
-        return ()
 
 
 class State:

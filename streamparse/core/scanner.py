@@ -104,6 +104,26 @@ class MarkerSet:
     def search(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:
         return self._decode(self._search(buf, pos))
 
+    def search_near(self, buf: str, pos: int, limit: int) -> tuple[int, int, str | None] | None:
+        """Like :meth:`search`, for a marker (or held prefix) that starts at or before ``limit`` only: looks no
+        further than that, so a state asking "is a marker near?" costs O(limit - pos), not O(buffer).
+
+        The window ends just after ``limit``; a match that reaches the window's end may be cut by it, so it is
+        read again anchored in the whole buffer (at most a marker's length): a prefix that does not become a
+        marker there is skipped and the search goes on inside the window."""
+        end = min(len(buf), limit + 1)
+        while pos <= limit:
+            m = self._search(buf, pos, end)
+            if m is None:
+                return None
+            if m.end() < end or end == len(buf):
+                return self._decode(m)
+            whole = self._match(buf, m.start())
+            if whole is not None:
+                return self._decode(whole)
+            pos = m.start() + 1
+        return None
+
     def _decode(self, m: re.Match[str] | None) -> tuple[int, int, str | None] | None:
         if m is None:
             return None

@@ -7,14 +7,17 @@ the reasoning sentinel; the call region is what a call turn has where a text tur
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from ..formats import Declaration, Reasoning, Wrapper
+from ..formats import Call, Declaration, Reasoning, RecipientName, Wrapper
 from ..formats.declaration_base import MAX_MARKER
-from .calls import DeriveError, analyse_calls
+from .calls import STANDALONE_INLINE, DeriveError, analyse_calls
 from .escapes import derive_escapes
+from .notation import string_quote
 from .probes import CONTENT, PROBES, REASONING, Probes
+from .recipient import Found, find_messages, strip_headers
 from .text import Markers, common_prefix, common_suffix, strip_ws
 from .verify import cut_turn
 
@@ -185,8 +188,8 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
     call, call2 = probes.gen.get("call", ""), probes.gen.get("call2", "")
     if re.search(r"\sto=(?:functions\.)?zqfirst\b", call):
         raise DeriveError(
-            "calls: the call name is the recipient of a message header (' to=NAME', harmony-style channels): "
-            "recipients are not in the vocabulary (the built-in harmony family reads gpt-oss)"
+            "calls: the call name is the recipient of a message header (' to=NAME'), but no message of a turn "
+            "begins with what the generation prompt ends with, so the header's opener is unknown"
         )
     region = regions.get("call", "")
     lead = call2[call2.find("ZQV_ONE") : call2.find("zqsecond")]
@@ -194,14 +197,40 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
     if region.startswith("zqfirst") and opener and strip_ws(probes.prompt_on).endswith(opener):
         raise DeriveError(
             f"calls: the generation prompt writes {opener!r} and the model starts by naming the recipient of its "
-            "message (a call's name, or another word for text): recipients are not in the vocabulary "
-            "(the built-in functionary_v3 family reads Functionary v3.2)"
+            "message (a call's name, or another word for text), but the text turn shows no header to tell "
+            "the word that means text"
         )
-    if re.search(r"[{,]\s*zqk_alpha\s*:", regions.get("args2", "")):  # {key:... : an object, keys unquoted
+    tagged = _framed_tags(regions.get("call2") or region)
+    if tagged:
+        typed = regions.get("typed", "")
+        nested = re.search(r"<\w", typed[typed.find("zqt_a") : typed.find("ZQV_A")]) if "zqt_a" in typed else None
+        raise DeriveError(
+            f"calls: every tag is preceded by {tagged!r} (a namespace token written before each tag, so a value "
+            "ends at the token before its closing tag, not at a marker)"
+            + ("; lists and objects are written as nested elements" if nested else "")
+            + ": not in the vocabulary"
+        )
+    args2 = regions.get("args2", "")
+    if re.search(r"[{,]\s*zqk_alpha\s*:", args2) and string_quote(args2) is None:  # {key:... : keys unquoted
         raise DeriveError(
             "arguments: an object with bare keys and values of its own quoting (not JSON, not key/value markers "
             "or elements): not in the vocabulary (the built-in gemma4 family reads Gemma 4)"
         )
+
+
+def _framed_tags(region: str) -> str:
+    """The token written right before every tag of a call region (MiniMax-M3's ``]<]minimax[>[``), if any."""
+    starts = [m.start() for m in re.finditer(r"<[/A-Za-z]", region)]
+    if len(starts) < 3 or starts[0] == 0:
+        return ""
+    before = [region[max(0, a - 32) : a] for a in starts]
+    token = before[0]
+    for b in before[1:]:
+        n = 0
+        while n < min(len(token), len(b)) and token[-1 - n] == b[-1 - n]:
+            n += 1
+        token = token[len(token) - n :]
+    return token if len(token.strip()) >= 3 else ""
 
 
 def _between_reasoning_and_text(
@@ -223,6 +252,11 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     """The declaration of the model whose template produced ``probes``; DeriveError names what failed."""
     if "call" not in probes.gen:
         raise DeriveError("calls: the template renders no tool calls")
+    found = find_messages(probes, markers)
+    if found is not None:
+        if found.named:
+            return _recipient_named(probes, found, markers, name)
+        probes = dataclasses.replace(probes, gen={k: strip_headers(g, found) for k, g in probes.gen.items()})
     end = _end_of_turn([g for k, g in probes.gen.items() if k in ("text", "call", "call2")], markers)
     # The model stops at the first end of its turn; whatever a template renders after it is not output.
     # A template that writes a call as a message of its own after the end marker (GigaChat 3): the turn
@@ -231,7 +265,7 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     after_end = bool(end) and end in call and call.find("zqfirst") > call.find(end)
     names = {p.id: [n for n, _ in p.calls] if after_end else [] for p in PROBES}
     bodies = {k: cut_turn(g, end, names[k]) for k, g in probes.gen.items()}
-    reasoning, notes = _reasoning(probes, bodies, markers)
+    reasoning, notes = _reasoning(probes, bodies, markers) if found is None else (None, [])
     content = _content(bodies.get("text", ""), reasoning)
     if content is not None and reasoning is not None and content.close == reasoning.close:
         # One end marker for both (Solar Open's <|end|>): it closes reasoning; the content runs to the turn's end.
@@ -255,8 +289,13 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         if content is not None and content.close and strip_ws(region).startswith(content.close):
             region = strip_ws(region)[len(content.close) :]
         regions[key] = strip_ws(region)
-    _outside_the_vocabulary(probes, regions)
+    if found is None:
+        _outside_the_vocabulary(probes, regions)
     shape = analyse_calls(regions, markers)
+    if shape.call.standalone and CONTENT in bodies.get("text_call", ""):
+        gap = re.match(r"[^{\[]*", bodies["text_call"].split(CONTENT, 1)[1])
+        if gap is not None and "\n" not in gap.group():  # text running into the call on one line
+            raise DeriveError(STANDALONE_INLINE.format(what="the text before them"))
     shape.call = derive_escapes(shape.call, probes.escaped, shape.notes)
     control = _control_tokens(strip_ws(end), markers)
     control += _between_reasoning_and_text(bodies.get("reasoning", ""), reasoning, content, markers)
@@ -269,8 +308,26 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
         reasoning=(reasoning,) if reasoning else (),
         content=content,
         control_tokens=control,
+        messages=found.messages if found is not None else None,
         notes="derived from a chat template" + ("; " + "; ".join(notes + shape.notes) if notes + shape.notes else ""),
     )
     primed = bool(reasoning and reasoning.primed)
     off_primed = bool(primed and reasoning and strip_ws(probes.prompt_off).endswith(reasoning.open or "\0"))
     return Analysis(decl, primed, off_primed, strip_ws(end), notes + shape.notes, after_end)
+
+
+def _recipient_named(probes: Probes, found: Found, markers: Markers, name: str) -> Analysis:
+    """Messages whose recipient names the call: the body is the call's JSON arguments; what ends the
+    turn is a control token."""
+    end = _end_of_turn([g for k, g in probes.gen.items() if k in ("text", "call", "call2")], markers)
+    m = found.messages
+    control = tuple(t for t in _control_tokens(strip_ws(end), markers) if t not in m.openers())
+    note = f"calls: the call name is the recipient of the message header ({m.open!r} ... {m.body!r})"
+    decl = Declaration(
+        name,
+        Call("", found.close, RecipientName(found.prefix)),
+        control_tokens=control,
+        messages=m,
+        notes=f"derived from a chat template; {note}",
+    )
+    return Analysis(decl, False, False, strip_ws(end), [note])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formats import Call, HeaderName, IdSpec, JsonArgs, JsonName, Section, TaggedArgs, Values
+from .notation import object_after, string_quote
 from .probes import ONE, TWO, TYPED
 from .text import Markers, common_prefix, common_suffix, strip_ws
 
@@ -24,6 +25,12 @@ _DECODER = json.JSONDecoder()
 _ATTR_TAIL = re.compile(r"^(?P<head>.*?\S)\s+(?P<attr>[A-Za-z_][\w\-]*)=\"\Z", re.S)
 _ATTRS = re.compile(r"\A\"?((?:\s+[A-Za-z_][\w\-]*=\"[^\"]*\")*)(?P<rest>.*)\Z", re.S)
 _ONE_ATTR = re.compile(r"([A-Za-z_][\w\-]*)=\"([^\"]*)\"")
+
+
+STANDALONE_INLINE = (
+    "calls: bare JSON calls (no marker) written on the same line as {what}: only a call at the start of the "
+    "output or of a line is told from JSON in prose, so this is not derived"
+)
 
 
 class DeriveError(ValueError):
@@ -195,16 +202,6 @@ def _locate_header_calls(region: str, calls: list[tuple[str, dict[str, Any]]]) -
     return out
 
 
-def _json_after(region: str, start: int, args: dict[str, Any]) -> tuple[int, int] | None:
-    at = region.find("{", start)
-    while at != -1:
-        got = _json_at(region, at)
-        if got and got[0] == args:
-            return at, got[1]
-        at = region.find("{", at + 1)
-    return None
-
-
 @dataclass(slots=True)
 class _Tagged:
     args: TaggedArgs
@@ -315,27 +312,35 @@ def analyse_calls(regions: dict[str, str], markers: Markers) -> CallShape:
         if spec.list:
             before, after = strip_ws(r1[: found1[0].a]), strip_ws(r1[found1[0].b :])
             if not before:
-                raise DeriveError("calls: a JSON list of calls without a marker before it")
+                return _standalone(spec, after, notes)
             return CallShape(Call(before, after or None, spec), None, notes)
         if r2 is not None:
             found2 = _find_json_calls(r2, two)
             if found2 is None:
                 raise DeriveError("calls: the second call of a two-call turn is not a JSON object like the first")
             sec_open, call_open, sep, call_close, sec_close = _boundaries(r2, found2[1], markers)
+            between = r2[found2[1][0].b : found2[1][1].a]
         else:
             sec_open, call_open = "", r1[: found1[0].a]
-            sep, call_close, sec_close = "", r1[found1[0].b :], ""
-        return _assemble(sec_open, call_open, sep, call_close, sec_close, spec, JsonArgs(), None, notes, markers)
+            sep, call_close, sec_close, between = "", r1[found1[0].b :], "", "\n"
+        shape = _assemble(sec_open, call_open, sep, call_close, sec_close, spec, JsonArgs(), None, notes, markers)
+        if shape.call.standalone and "\n" not in between:
+            raise DeriveError(STANDALONE_INLINE.format(what="another call"))
+        return shape
     return _header_calls(regions, r1, r2, notes, markers)
 
 
 def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[str], markers: Markers) -> CallShape:
     two = [("zqfirst", ONE), ("zqsecond", TWO)]
     names1 = _locate_header_calls(r1, [("zqfirst", ONE)])
-    json1 = _json_after(r1, names1[0][1], ONE)
+    json1 = object_after(r1, names1[0][1], ONE)
+    quote = string_quote(r1) if json1 is None else None  # Gemma 4's {k:<|"|>v<|"|>}
+    typed_at = regions.get("typed", "").find("zqtyped")
+    if quote is not None and typed_at >= 0 and object_after(regions["typed"], typed_at, TYPED, quote) is None:
+        raise DeriveError(f"arguments: typed values in an object with {quote!r} string quotes do not read back")
     args2 = regions.get("args2")
     tagged: _Tagged | None = None
-    if json1 is None:
+    if json1 is None and quote is None:
         if args2 is None:
             raise DeriveError("arguments: neither JSON nor a two-argument render to read tagged arguments from")
         at = args2.find("zqfirst")
@@ -348,7 +353,7 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
     headers: list[str] = []
     for (a, b), (_, args) in zip(names, calls, strict=True):
         if tagged is None:
-            span = _json_after(region, b, args)
+            span = object_after(region, b, args, quote or "")
             if span is None:
                 raise DeriveError("arguments: the JSON arguments of the second call are not in the render")
             headers.append(region[b : span[0]])
@@ -381,7 +386,7 @@ def _header_calls(regions: dict[str, str], r1: str, r2: str | None, notes: list[
         call_close = call_close[3:] if call_close.startswith("```") else call_close
     elif tagged is None:
         end, args_open = _split(header, markers)
-        args_spec = JsonArgs()
+        args_spec = JsonArgs(string_quote=quote or "")
         if args_open:
             notes.append(f"arguments open with {args_open!r}")
             args_spec = JsonArgs(open=args_open, close=strip_ws(call_close) and _split(call_close, markers)[0])
@@ -435,10 +440,7 @@ def _assemble(
     if json_name is not None:
         open_ = strip_ws(c_open)
         if not open_ and section is None:
-            raise DeriveError(
-                "calls: a JSON call without any marker before it (unmarked JSON is not derived; "
-                "the built-in llama3_json family reads Llama 3.x's)"
-            )
+            return _standalone(json_name, c_close + separator, notes, trailing)
         if section is None:
             section, open_, c_close = _nest(open_, c_close, markers) or (None, open_, c_close)
         return CallShape(Call(open_, c_close or None, json_name), section, notes, trailing)
@@ -451,7 +453,7 @@ def _assemble(
         attrs = _ATTRS.match(end_text)
         end_text = attrs.group("rest") if attrs else end_text
     end = strip_ws(end_text) or ("\n" if "\n" in end_text else "")
-    opened = isinstance(args, TaggedArgs) or bool(args.open)
+    opened = isinstance(args, TaggedArgs) or bool(args.open) or not args.fenced  # a name may run to the `{`
     if not end and not (opened and c_close and attribute is None and (ident is None or ident.position != "after_name")):
         raise DeriveError(f"call name: nothing ends the name (the text after it is {header_end!r})")
     if not end:
@@ -475,3 +477,12 @@ def _nest(open_: str, close: str, markers: Markers) -> tuple[Section, str, str] 
     if len(o) == 2 and len(c) == 2 and markers.is_marker(o[0]) and markers.is_marker(c[1]):
         return Section(o[0], c[1]), strip_ws(o[1]), strip_ws(c[0])
     return None
+
+
+def _standalone(spec: JsonName, after: str, notes: list[str], trailing: str = "") -> CallShape:
+    """Calls written as bare JSON (Llama 3.x, xLAM): nothing before or after them but the end of the turn."""
+    if after or spec.name_is_key:
+        what = f"followed by {after!r}" if after else "{NAME: ARGS} objects cannot be told from data"
+        raise DeriveError(f"calls: JSON calls without a marker before them, {what}: not derived")
+    notes.append("calls are bare JSON (no marker): read at the start of the output or of a line")
+    return CallShape(Call("", None, spec, standalone=True), None, notes, trailing)

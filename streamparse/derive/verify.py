@@ -91,11 +91,21 @@ def check_probe(config: Config, probe: Probe, sample: str, *, per_char: bool = F
         return Check(probe.id, True, "the template does not render every call of this turn", skipped=True)
     for chunks in ([sample], list(sample)) if per_char else ([sample],):
         got = _got(parse_with(config, sample, chunks))
+        if _content_as_reasoning(want, got):
+            return Check(probe.id, True, "the template renders this turn's content as reasoning", skipped=True)
         for key in ("calls", "text", "reasoning"):
             if got[key] != want[key]:
                 how = "one character at a time" if len(chunks) > 1 else "whole"
                 return Check(probe.id, False, f"{key} ({how}): got {got[key]!r}, expected {want[key]!r}")
     return Check(probe.id, True)
+
+
+def _content_as_reasoning(want: dict[str, Any], got: dict[str, Any]) -> bool:
+    """gpt-oss writes the text of a turn with calls in its reasoning channel: read back as reasoning,
+    as its own built-in family reads it (the text turn, checked on its own, still has to be text)."""
+    return bool(want["text"] and not want["reasoning"] and not got["text"] and got["reasoning"] == want["text"]) and (
+        got["calls"] == want["calls"]
+    )
 
 
 PROBE_BY_ID = {p.id: p for p in PROBES}

@@ -12,7 +12,19 @@ import dataclasses
 import difflib
 from typing import Any
 
-from . import declared_families, functionary, jsonic, marked, pyish, sections, tagged, thinking, tokens, unmarked
+from . import (
+    declared_families,
+    declared_recent,
+    functionary,
+    jsonic,
+    marked,
+    pyish,
+    sections,
+    tagged,
+    thinking,
+    tokens,
+    unmarked,
+)
 from .base import FormatSpec, Wiring
 from .declaration import (
     ArgsSpec,
@@ -22,8 +34,10 @@ from .declaration import (
     IdSpec,
     JsonArgs,
     JsonName,
+    Messages,
     NameSpec,
     Reasoning,
+    RecipientName,
     Section,
     TaggedArgs,
     Values,
@@ -50,6 +64,8 @@ __all__ = [
     "TaggedArgs",
     "Values",
     "IdSpec",
+    "Messages",
+    "RecipientName",
     "NameSpec",
     "ArgsSpec",
     "load",
@@ -72,10 +88,24 @@ BLOCK_CLOSERS: dict[str, str] = {
     "<tool_call>": "</tool_call>",
     "<minimax:tool_call>": "</minimax:tool_call>",
     "<TOOLCALL>": "</TOOLCALL>",
+    "<ifm|tool_calls>": "</ifm|tool_calls>",  # K2 Horizon
+    "<dots_function_call>": "</dots_function_call>",
 }
 
 CATALOG: dict[str, FormatSpec] = {}
-for _module in (jsonic, tagged, tokens, marked, thinking, sections, functionary, pyish, unmarked, declared_families):
+for _module in (
+    jsonic,
+    tagged,
+    tokens,
+    marked,
+    thinking,
+    sections,
+    functionary,
+    pyish,
+    unmarked,
+    declared_families,
+    declared_recent,
+):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.engine import Handler
 
@@ -64,6 +65,9 @@ class Wiring:
         self.ns.setdefault(suffix, []).append(handler)
 
 
+TagWriter = Callable[[Sequence[tuple[str, Any]], str, bool], "dict[str, Any] | None"]
+
+
 @dataclass(frozen=True)
 class FormatSpec:
     """A catalog entry. ``wire`` adds the format's markers; everything else is documentation."""
@@ -77,3 +81,8 @@ class FormatSpec:
     primed: bool = False  # its template opens reasoning in the prompt (reasoning rule)
     notes: str = ""
     declaration: object | None = field(default=None, compare=False)  # the Declaration it was compiled from
+    # Hand-written families: the layout their template writes, as a Declaration (the handler still parses
+    # it; structural tags are built from it), or, where the vocabulary cannot say it (channel messages),
+    # a writer of the tag's format node: (tools as (name, JSON schema or True), choice, parallel) -> node.
+    layout: object | None = field(default=None, compare=False)
+    tag_writer: TagWriter | None = field(default=None, compare=False)

@@ -22,8 +22,11 @@ from ..states.keyed_json import KeyedCallState
 from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
 from .base import FormatSpec, Wiring
-from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, TaggedArgs
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, RecipientName, TaggedArgs
+from .gemma_call import GemmaCallState
+from .messages import wire_messages
 from .openers import Decision, _first, block_table, cut_off, json_call
+from .standalone import wire_standalone
 
 Match: TypeAlias = re.Match[str] | None | Literal[False]
 
@@ -83,8 +86,10 @@ def _closers(call: Call) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
-    """The shared tag-body syntax of declared tagged arguments."""
+def tag_syntax(args: TaggedArgs, call_close: str, next_open: tuple[str, ...] = ()) -> TagSyntax:
+    """The shared tag-body syntax of declared tagged arguments. ``next_open``: the call's own openers, which
+    end a call whose closer is missing where the call can end (after a complete parameter), and are left
+    for the next call; inside a value they are value text."""
     if args.key_attribute is not None:
         header = attribute_pattern(
             args.key_attribute, "key", args.key_end, type_attr=args.type_attribute, string_attr=args.string_attribute
@@ -106,6 +111,7 @@ def tag_syntax(args: TaggedArgs, call_close: str) -> TagSyntax:
         json_values=args.values.strings == "json",
         python_values=args.values.others == "python",
         cdata=args.values.cdata,
+        outer_close=next_open,
     )
 
 
@@ -115,16 +121,20 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     closers = _closers(call)
     if isinstance(name, JsonName):
         return json_handler(fmt, name, closers, several=call.close is not None)
+    assert isinstance(name, HeaderName), "a recipient-named call is read by its message header (formats/messages.py)"
     id_end = call.id.end if call.id is not None and call.id.position == "before_name" else None
     after_id = call.id.end if call.id is not None and call.id.position == "after_name" else None
     header = header_pattern(name, id_end)
     args = call.arguments
-    syntax = tag_syntax(args, call.close or "") if isinstance(args, TaggedArgs) else None
+    # The next call's opener where this call can end (after its complete JSON or a complete parameter) ends
+    # a call whose closer the model left out: the complete call is kept and the next one read.
+    next_open = (call.open, *call.also_open) if call.close is not None else ()
+    syntax = tag_syntax(args, call.close or "", next_open) if isinstance(args, TaggedArgs) else None
     json_block = args.json_block if isinstance(args, TaggedArgs) else None
     block_open = (json_block.open,) if json_block is not None else ()
     id_pattern = re.compile(r"[ \t]*(?P<id>[^\s<>]{0,200}?)[ \t]*" + re.escape(after_id)) if after_id else None
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
-    ends = (args.open, call.close or "") if not name.end else ()
+    ends = (args.open or "{", call.close or "") if not name.end else ()
     # A plain name read up to its end marker: while the text after the opener stays short, without a blank
     # and without that marker, the header is undecided and only more text decides (FastPaths.wait_for).
     undecided = (
@@ -206,7 +216,11 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
         eng.pos = j
         if args.close and call.close is not None:
             eng.push(_Tail(call.close))  # the call's own closer after the arguments' one: markup
-        eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced))
+        if args.string_quote:  # an object in its own string quotes: read whole, then the closer
+            eng.push(GemmaCallState(fmt, args.string_quote, args.close or call.close or ""))
+            return True
+        stops = next_open if not args.close else ()
+        eng.push(JsonArgsState(eng, (args.close,) if args.close else closers, fenced=fenced, stops=stops))
         return True
 
     return handler
@@ -317,6 +331,12 @@ def describe_markup(decl: Declaration) -> tuple[str, str]:
     """(delimiters, example) for the catalog's documentation: the declaration's own, or built from it."""
     call = decl.call
     name = call.name
+    if isinstance(name, RecipientName):
+        m = decl.messages
+        assert m is not None
+        head = f"{m.open}{m.recipient}{name.prefix}"
+        delimiters = f"{head}NAME{m.body}ARGS{call.close or ''}"
+        return delimiters, decl.example or f'{head}get_time{m.body}{{"zone": "UTC"}}{call.close or ""}'
     if isinstance(name, JsonName):
         obj = '{"NAME": ARGS}' if name.name_is_key else f'{{"{name.field}": NAME, "{name.arguments_field}": ARGS}}'
         body = f"[{obj}, ...]" if name.list else obj
@@ -366,7 +386,7 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
     """The catalog entry of a declaration (validated when it was built)."""
     fmt = decl.name
     handlers: list[tuple[str, Handler]] = []
-    if decl.call.open:
+    if decl.call.open and not isinstance(decl.call.name, RecipientName):
         opener = call_handler(fmt, decl.call)
         handlers.extend((m, opener) for m in (decl.call.open, *decl.call.also_open))
     if decl.section is not None:
@@ -376,6 +396,9 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
     def wire(w: Wiring) -> None:
         for marker, handler in handlers:
             w.on(marker, handler)
+        if decl.call.standalone:
+            assert isinstance(decl.call.name, JsonName)
+            wire_standalone(w, fmt, decl.call.name)
         for r in decl.reasoning:
             w.add_reasoning(r.open, r.close, primed=r.primed, start_only=r.start_only)
         if decl.content is not None:
@@ -384,6 +407,8 @@ def compile_declaration(decl: Declaration) -> FormatSpec:
                     w.wrappers.append(m)
         w.dropped.extend(t for t in decl.control_tokens if t not in w.dropped)
         w.separators.extend(t for t in decl.text_separators if t not in w.separators)
+        if decl.messages is not None:
+            wire_messages(w, decl)
 
     delimiters, example = describe_markup(decl)
     return FormatSpec(

@@ -16,29 +16,31 @@ unknown keys, so a typo in a checked-in declaration is an error, not a silent de
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias, Union, get_args
+from typing import Any, ClassVar
 
 from .declaration_base import (
     NAME_RE,
     SEP_BLANKS,
-    Escapes,
-    IdPosition,
-    Others,
     Part,
-    Strings,
-    Whitespace,
     build,
     check_bool,
-    check_choice,
-    check_end,
-    check_field,
     check_marker,
     check_spellings,
     check_text,
     fail,
 )
+from .declaration_call import (
+    ArgsSpec,
+    HeaderName,
+    IdSpec,
+    JsonArgs,
+    JsonName,
+    NameSpec,
+    TaggedArgs,
+    Values,
+)
+from .declaration_recipient import Messages, RecipientName, check_messages
 
 __all__ = [
     "Declaration",
@@ -54,197 +56,9 @@ __all__ = [
     "IdSpec",
     "NameSpec",
     "ArgsSpec",
+    "Messages",
+    "RecipientName",
 ]
-
-
-@dataclass(frozen=True)
-class Values(Part):
-    """How the template writes an argument value, and so how it is read back (the inverse).
-
-    ``strings``: ``"raw"`` (the text itself) or ``"json"`` (quoted, ``tojson``); ``others`` (numbers,
-    booleans, null, arrays, objects): ``"json"``, ``"raw"``, or ``"python"`` (the template's ``{{ value }}``
-    of a Python value: ``True``, ``None``, ``['a']``); raw values are typed by the schema (text-value rule;
-    ``"python"``: ``None`` is null too) and by the type/string attribute when declared.
-    ``whitespace`` around a value: ``"verbatim"``, ``"one_newline"``, ``"strip"``; ``cdata``: CDATA is text (MiniCPM5).
-    """
-
-    strings: Strings = "raw"
-    others: Others = "json"
-    whitespace: Whitespace = "one_newline"
-    cdata: bool = False
-
-    kind: ClassVar[str] = ""
-
-    def check(self, path: str) -> None:
-        check_choice(path + "strings", self.strings, get_args(Strings))
-        check_choice(path + "others", self.others, get_args(Others))
-        check_choice(path + "whitespace", self.whitespace, get_args(Whitespace))
-        check_bool(path + "cdata", self.cdata)
-
-
-@dataclass(frozen=True)
-class JsonName(Part):
-    """The whole call is JSON: an object naming the tool in ``field`` with its arguments in
-    ``arguments_field`` (or one of ``alt_arguments_fields``), optionally nested under ``nested``
-    (``{"type": "function", "function": {...}}``); ``list``: a JSON list of such objects; ``name_is_key``:
-    ``{"NAME": {ARGS}}`` (Apertus). Arguments written as a JSON string holding the object (a template
-    that applies ``tojson`` twice) are decoded either way."""
-
-    field: str = "name"
-    arguments_field: str = "arguments"
-    alt_arguments_fields: tuple[str, ...] = ("parameters",)
-    nested: str = ""
-    list: bool = False
-    name_is_key: bool = False
-
-    kind: ClassVar[str] = "json"
-
-    def check(self, path: str) -> None:
-        check_field(path + "field", self.field)
-        check_field(path + "arguments_field", self.arguments_field)
-        if not isinstance(self.alt_arguments_fields, tuple):
-            raise fail(path + "alt_arguments_fields", "must be a list of field names")
-        for i, f in enumerate(self.alt_arguments_fields):
-            check_field(f"{path}alt_arguments_fields[{i}]", f)
-        if self.nested:
-            check_field(path + "nested", self.nested)
-        check_bool(path + "list", self.list)
-        check_bool(path + "name_is_key", self.name_is_key)
-        names = {self.field, self.arguments_field, *self.alt_arguments_fields}
-        if len(names) != 2 + len(self.alt_arguments_fields) and not self.name_is_key:
-            raise fail(path + "field", "the name and arguments fields must all differ")
-
-
-@dataclass(frozen=True)
-class HeaderName(Part):
-    """The name is written in the call's header, right after ``Call.open``, up to ``end``.
-
-    Plain: ``prefix`` NAME ``suffix_pattern`` ``end`` (``<function=`` NAME ``>``; ``functions.`` NAME ``:0``
-    with ``suffix_pattern=":\\d+"``). ``attribute``: the header is XML-style attributes and the name is the
-    value of this one (``<invoke name="NAME">``, ``<|open|>call tool="NAME" index="1"<|sep|>``); other
-    attributes are allowed and ignored. ``escapes="xml"``: the attribute value is XML-escaped (``&quot;``).
-    ``end`` may be a newline (``<tool_call>NAME\\n``), or empty: the name ends where the arguments' opener
-    begins, or at the call's closer when there are none (GLM-4.5's ``<tool_call>NAME<arg_key>``).
-    """
-
-    end: str
-    prefix: str = ""
-    suffix_pattern: str = ""
-    attribute: str | None = None
-    escapes: Escapes = "none"
-
-    kind: ClassVar[str] = "header"
-
-    def check(self, path: str) -> None:
-        if self.end or self.attribute is not None:  # empty: checked with the call (Call.check)
-            check_end(path + "end", self.end)
-        check_text(path + "prefix", self.prefix)
-        check_text(path + "suffix_pattern", self.suffix_pattern)
-        if self.suffix_pattern:
-            try:
-                re.compile(self.suffix_pattern)
-            except re.error as exc:
-                raise fail(path + "suffix_pattern", f"is not a regular expression: {exc}") from None
-        check_field(path + "attribute", self.attribute, optional=True)
-        if self.attribute is not None and (self.prefix or self.suffix_pattern):
-            raise fail(path + "attribute", "an attribute name takes no prefix or suffix_pattern")
-        check_choice(path + "escapes", self.escapes, get_args(Escapes))
-        if self.escapes != "none" and self.attribute is None:
-            raise fail(path + "escapes", "applies to an attribute value only")
-
-
-@dataclass(frozen=True)
-class JsonArgs(Part):
-    """The arguments are one JSON object after the header, between optional ``open`` and ``close``
-    markers (K3's ``<|open|>json type="object"<|sep|>``...``<|close|>json<|sep|>``); ``fenced``: inside a
-    ```` ```json ```` fence."""
-
-    open: str = ""
-    close: str = ""
-    fenced: bool = False
-
-    kind: ClassVar[str] = "json"
-
-    def check(self, path: str) -> None:
-        check_marker(path + "open", self.open, empty=True)
-        check_marker(path + "close", self.close, empty=True)
-        if bool(self.open) != bool(self.close):
-            raise fail(path + "close", "open and close are declared together")
-        check_bool(path + "fenced", self.fenced)
-
-
-@dataclass(frozen=True)
-class TaggedArgs(Part):
-    """One element per argument: ``open`` KEY ``key_end`` [``value_open``] VALUE ``close``.
-
-    ``<parameter=`` K ``>`` V ``</parameter>``; ``<arg_key>`` K ``</arg_key>`` + ``value_open="<arg_value>"``
-    V ``</arg_value>``; ``close=None``: the value ends at ``</KEY>``. ``key_attribute``: the key is the
-    value of that attribute in the element's header (``<param name="K">``, K3's ``<|open|>argument key="K"
-    type="T"<|sep|>``); ``type_attribute``: an attribute giving the value's JSON type (``string`` means raw
-    text, anything else JSON); ``string_attribute``: DSML's ``string="true|false"``; ``attribute_escapes``:
-    attribute values are XML-escaped. ``values``: how each value is written. ``json_block``: the call may
-    hold one JSON arguments object between these markers instead (K3's ``<|open|>json type="object"<|sep|>``).
-    """
-
-    open: str
-    key_end: str
-    close: str | None
-    value_open: str = ""
-    key_attribute: str | None = None
-    type_attribute: str | None = None
-    string_attribute: str | None = None
-    attribute_escapes: Escapes = "none"
-    values: Values = Values()
-    json_block: JsonArgs | None = None
-
-    kind: ClassVar[str] = "tagged"
-
-    def check(self, path: str) -> None:
-        check_marker(path + "open", self.open)
-        check_end(path + "key_end", self.key_end)
-        check_marker(path + "close", self.close, optional=True)
-        check_marker(path + "value_open", self.value_open, empty=True)
-        attrs = (self.key_attribute, self.type_attribute, self.string_attribute)
-        for label, attr in zip(("key_attribute", "type_attribute", "string_attribute"), attrs, strict=True):
-            check_field(path + label, attr, optional=True)
-        if (self.type_attribute or self.string_attribute) and self.key_attribute is None:
-            raise fail(path + "type_attribute", "type and string attributes need key_attribute")
-        if self.type_attribute and self.string_attribute:
-            raise fail(path + "string_attribute", "declare type_attribute or string_attribute, not both")
-        named = [a for a in attrs if a is not None]
-        if len(set(named)) != len(named):
-            raise fail(path + "key_attribute", "attribute names must differ")
-        check_choice(path + "attribute_escapes", self.attribute_escapes, get_args(Escapes))
-        if self.attribute_escapes != "none" and self.key_attribute is None:
-            raise fail(path + "attribute_escapes", "applies to attributes only")
-        if self.close is None and self.key_attribute is not None:
-            raise fail(path + "close", "</KEY> closers need the key between markers, not in an attribute")
-        if not isinstance(self.values, Values):
-            raise fail(path + "values", "must be a Values")
-        self.values.check(path + "values.")
-        if self.json_block is not None:
-            if not isinstance(self.json_block, JsonArgs) or not self.json_block.open:
-                raise fail(path + "json_block", "must be a JsonArgs with open and close markers")
-            self.json_block.check(path + "json_block.")
-
-
-@dataclass(frozen=True)
-class IdSpec(Part):
-    """A call id written in the header: ``before_name`` (``Call.open`` ID ``end`` NAME...) or
-    ``after_name`` (NAME ``HeaderName.end`` ID ``end`` then the arguments)."""
-
-    position: IdPosition
-    end: str
-
-    kind: ClassVar[str] = ""
-
-    def check(self, path: str) -> None:
-        check_choice(path + "position", self.position, get_args(IdPosition))
-        check_end(path + "end", self.end)
-
-
-NameSpec: TypeAlias = Union[JsonName, HeaderName]  # noqa: UP007 (a runtime alias: get_args reads it)
-ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs]  # noqa: UP007
 
 
 @dataclass(frozen=True)
@@ -253,7 +67,10 @@ class Call(Part):
     section's JSON list or objects are the calls); ``close`` ends it, or None when the call ends with its
     JSON (early completion) or, in a section, at the next call or the section's end. ``also_open``:
     other spellings of the opener the model writes (GigaChat's ``function call<|role_sep|>`` and
-    ``<|function_call|>``), read the same way."""
+    ``<|function_call|>``), read the same way. ``standalone``: no marker at all, the call is bare JSON
+    standing on its own (Llama 3.x, xLAM): read only at the start of the output or of a line, held until
+    its keys show a call (other JSON, and JSON inside a sentence, stay text), as the built-in ``json``
+    family reads; ``open`` is then ``""`` and ``close`` None."""
 
     open: str
     close: str | None
@@ -261,6 +78,7 @@ class Call(Part):
     arguments: ArgsSpec = JsonArgs()
     id: IdSpec | None = None
     also_open: tuple[str, ...] = ()
+    standalone: bool = False
 
     kind: ClassVar[str] = ""
 
@@ -270,8 +88,8 @@ class Call(Part):
         check_marker(path + "close", self.close, optional=True)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
-        if not isinstance(self.name, (JsonName, HeaderName)):
-            raise fail(path + "name", "must be a JsonName or a HeaderName")
+        if not isinstance(self.name, (JsonName, HeaderName, RecipientName)):
+            raise fail(path + "name", "must be a JsonName, a HeaderName or a RecipientName")
         if not isinstance(self.arguments, (JsonArgs, TaggedArgs)):
             raise fail(path + "arguments", "must be a JsonArgs or a TaggedArgs")
         self.name.check(path + "name.")
@@ -289,10 +107,22 @@ class Call(Part):
             self.id.check(path + "id.")
             if isinstance(self.name, HeaderName) and self.id.end == self.name.end:
                 raise fail(path + "id.end", "must differ from name.end (it ends the id, not the name)")
-        if not self.open and not isinstance(self.name, JsonName):
+        if isinstance(self.name, RecipientName):
+            if self.open or self.also_open or self.id is not None or not isinstance(self.arguments, JsonArgs):
+                raise fail(path + "name", "a recipient names the call: no opener, no id, JSON arguments")
+        elif not self.open and not isinstance(self.name, JsonName):
             raise fail(path + "open", "only JSON calls inside a section may have no opener")
+        check_bool(path + "standalone", self.standalone)
+        if self.standalone:
+            if self.open or self.also_open or self.close is not None:
+                raise fail(path + "standalone", "a standalone call has no opener, other spellings or closer")
+            if isinstance(self.name, JsonName) and self.name.name_is_key:
+                raise fail(path + "standalone", "a bare {NAME: ARGS} object is not told from data: it needs a marker")
+        if isinstance(self.arguments, JsonArgs) and self.arguments.string_quote and self.close is None:
+            raise fail(path + "close", "arguments in their own string quotes need a closer")
         if isinstance(self.name, HeaderName) and not self.name.end:
-            opened = isinstance(self.arguments, TaggedArgs) or self.arguments.open
+            # The name runs to the arguments' opener: a marker, or the ``{`` of JSON written without one.
+            opened = isinstance(self.arguments, TaggedArgs) or self.arguments.open or not self.arguments.fenced
             if not opened or self.close is None or (self.id is not None and self.id.position == "after_name"):
                 raise fail(path + "name.end", "empty only when the arguments have an opener and the call a closer")
 
@@ -378,6 +208,7 @@ class Declaration(Part):
     content: Wrapper | None = None
     control_tokens: tuple[str, ...] = ()
     text_separators: tuple[str, ...] = ()
+    messages: Messages | None = None
     models: str = ""
     example: str = ""
     notes: str = ""
@@ -395,9 +226,13 @@ class Declaration(Part):
             if not isinstance(self.section, Section):
                 raise fail("section", "must be a Section")
             self.section.check("section.")
-        if not self.call.open and self.section is None:
-            raise fail("call.open", "a call without an opener needs a section around it")
-        if isinstance(self.call.name, JsonName) and self.call.name.list and not (self.section or self.call.open):
+        if self.call.standalone and self.section is not None:
+            raise fail("call.standalone", "a standalone call has no section around it")
+        check_messages(self.messages, isinstance(self.call.name, RecipientName), self.section is not None)
+        if not self.call.open and self.section is None and not self.call.standalone and self.messages is None:
+            raise fail("call.open", "a call without an opener needs a section around it (or is standalone)")
+        bare = not (self.section or self.call.open or self.call.standalone)
+        if isinstance(self.call.name, JsonName) and self.call.name.list and bare:
             raise fail("call.name.list", "a JSON list of calls needs an opener")
         if not isinstance(self.reasoning, tuple):
             raise fail("reasoning", "must be a list")
@@ -452,6 +287,8 @@ class Declaration(Part):
             out.extend((f"content.{k}", m) for k in ("open", "close") if (m := getattr(self.content, k)) is not None)
         out.extend((f"control_tokens[{i}]", t) for i, t in enumerate(self.control_tokens))
         out.extend((f"text_separators[{i}]", t) for i, t in enumerate(self.text_separators))
+        if self.messages is not None:
+            out.extend((f"messages.{k}", m) for k, m in self.messages.markers())
         return out
 
     @classmethod
@@ -473,7 +310,7 @@ def _may_share(a: str, b: str) -> bool:
 
 # The part each field holds (a dict: a union, chosen by "kind"; a list: a list of parts).
 _PARTS: dict[str, Any] = {
-    "name": {"json": JsonName, "header": HeaderName},
+    "name": {"json": JsonName, "header": HeaderName, "recipient": RecipientName},
     "arguments": {"json": JsonArgs, "tagged": TaggedArgs},
     "call": Call,
     "section": Section,
@@ -482,4 +319,5 @@ _PARTS: dict[str, Any] = {
     "json_block": JsonArgs,
     "id": IdSpec,
     "reasoning": [Reasoning],
+    "messages": Messages,
 }

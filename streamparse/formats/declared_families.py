@@ -62,11 +62,12 @@ KIMI_K3 = Declaration(
 )
 
 # GigaChat 3 / 3.1: one call as a "function call" role message holding a JSON object; 3.1 also writes
-# <|function_call|> before the object. <|message_sep|> ends every role message.
+# <|function_call|> before the object. <|message_sep|> ends every role message; the templates (3, 3.1, 3.5)
+# write it with a blank line after it, which is layout, not content.
 GIGACHAT3 = Declaration(
     "gigachat3",
     Call("function call<|role_sep|>", None, JsonName(alt_arguments_fields=()), also_open=("<|function_call|>",)),
-    control_tokens=("<|message_sep|>",),
+    control_tokens=("<|message_sep|>\n\n", "<|message_sep|>"),
     models="GigaChat 3, GigaChat 3.1",
     notes="a role header opens the call: active where named (presets), not in auto",
 )
@@ -89,7 +90,7 @@ GIGACHAT35 = Declaration(
         ),
     ),
     section=Section(f"{_G}tool_calls>", "</｜GCML｜tool_calls>"),
-    control_tokens=("<|message_sep|>",),
+    control_tokens=("<|message_sep|>\n\n", "<|message_sep|>"),
     models="GigaChat 3.5",
     auto=True,
 )
@@ -190,6 +191,8 @@ SOLAR_OPEN2 = Declaration(
 LONGCAT = Declaration(
     "longcat",
     Call("<longcat_tool_call>", "</longcat_tool_call>", JsonName()),
+    # vLLM's longcat reasoning parser: the thinking-mode prompt ends with <longcat_think>.
+    reasoning=(Reasoning("<longcat_think>", "</longcat_think>", primed=True),),
     models="LongCat-Flash (Meituan)",
     auto=True,
 )

@@ -9,6 +9,7 @@ from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, word_char
 from ..core.scanner import WORD
 from ..states.json_body import JsonCallState
 from .base import FormatSpec, Wiring
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName
 from .openers import Decision, json_call, named_json
 from .wrappers import wrapped_call
 
@@ -75,6 +76,7 @@ SPECS = [
         '<tool_call>{"name": NAME, "arguments": ARGS}</tool_call>',
         '<tool_call>\n{"name": "lookup_order", "arguments": {"order_id": "A-1001"}}\n</tool_call>',
         wire_hermes,
+        layout=Declaration("hermes", Call("<tool_call>", "</tool_call>")),
     ),
     FormatSpec(
         "function_tag",
@@ -82,6 +84,7 @@ SPECS = [
         "<function=NAME>ARGS</function>",
         '<function=lookup_order>{"order_id": "A-1001"}</function>',
         wire_function_tag,
+        layout=Declaration("function_tag", Call("<function=", "</function>", HeaderName(">"), JsonArgs())),
     ),
     FormatSpec(
         "nemotron",
@@ -89,6 +92,7 @@ SPECS = [
         '<TOOLCALL>[{"name": NAME, "arguments": ARGS}, ...]</TOOLCALL>',
         '<TOOLCALL>[{"name": "lookup_order", "arguments": {"order_id": "A-1001"}}]</TOOLCALL>',
         wire_nemotron,
+        layout=Declaration("nemotron", Call("<TOOLCALL>", "</TOOLCALL>", JsonName(list=True))),
     ),
     FormatSpec(
         "tool_call_marker",

@@ -20,6 +20,7 @@ from ..core.scanner import WORD
 from ..states.json_body import JsonArgsState, JsonCallState
 from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from .base import FormatSpec, Wiring
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName
 from .openers import (
     NAME_MAX,
     TOOL_NAME,
@@ -310,6 +311,9 @@ def wire_command_r(w: Wiring) -> None:
 
 _ARGS = '{"minutes": 15}'
 
+# Llama 3 and InternLM write the arguments under "parameters" (structural tags, FormatSpec.layout).
+_PARAMETERS = JsonName(arguments_field="parameters", alt_arguments_fields=())
+
 SPECS = [
     FormatSpec(
         "llama3_json",
@@ -318,6 +322,7 @@ SPECS = [
         "bare at output start (start rule)",
         '<|python_tag|>{"name": "lookup_order", "parameters": {"order_id": "A-1001"}}<|eom_id|>',
         wire_llama3_json_marked,
+        layout=Declaration("llama3_json", Call(PYTHON_TAG, None, _PARAMETERS)),
     ),
     FormatSpec(
         "mistral",
@@ -327,6 +332,7 @@ SPECS = [
         'Sure.[TOOL_CALLS]lookup_order[ARGS]{"order_id": "A-1001"}[TOOL_CALLS]set_alarm[ARGS]' + _ARGS,
         wire_mistral,
         notes="ToolCall.id is the [CALL_ID] when given; the pre-v11 list's `id` is ignored.",
+        layout=Declaration("mistral", Call(TOOL_CALLS, None, HeaderName("[ARGS]"), JsonArgs())),
     ),
     FormatSpec(
         "granite",
@@ -334,6 +340,7 @@ SPECS = [
         '<|tool_call|>[{"name": NAME, "arguments": ARGS}, ...] · <tool_call>[...]',
         '<|tool_call|>[{"name": "set_alarm", "arguments": ' + _ARGS + "}]",
         wire_granite,
+        layout=Declaration("granite", Call("<|tool_call|>", None, JsonName(list=True))),
     ),
     FormatSpec(
         "phi4_mini",
@@ -341,6 +348,7 @@ SPECS = [
         'functools[{"name": NAME, "arguments": ARGS}, ...]',
         'functools[{"name": "set_alarm", "arguments": ' + _ARGS + "}]",
         wire_phi4_mini,
+        layout=Declaration("phi4_mini", Call("functools", None, JsonName(list=True))),
     ),
     FormatSpec(
         "internlm",
@@ -349,6 +357,7 @@ SPECS = [
         '<|action_start|><|plugin|>\n{"name": "set_alarm", "parameters": ' + _ARGS + "}<|action_end|>",
         wire_internlm,
         notes="<|action_start|><|interpreter|> code: the tokens are dropped, the code stays visible text.",
+        layout=Declaration("internlm", Call("<|action_start|><|plugin|>\n", "<|action_end|>", _PARAMETERS)),
     ),
     FormatSpec(
         "command_r",

@@ -25,7 +25,7 @@ MAX_INT_DIGITS = 4300
 # opens a triple-quoted string, as in Python's tokenizer, hence the ``(?!'')`` on single quotes. Raw
 # newlines inside single-quoted strings are tolerated: models put them in code arguments, and the
 # tracker below agrees on that.
-_STRING = (
+STRING = (
     r"'''(?:[^'\\]++|\\.|'(?!''))*+'''"
     r'|"""(?:[^"\\]++|\\.|"(?!""))*+"""'
     r"|'(?!'')[^'\\]*+(?:\\.[^'\\]*+)*+'"
@@ -33,7 +33,7 @@ _STRING = (
 )
 _TOKEN = re.compile(
     r"\s*+(?:"
-    r"(?P<prefix>[rRuU]?)(?P<str>" + _STRING + r")"
+    r"(?P<prefix>[rRuU]?)(?P<str>" + STRING + r")"
     r"|(?P<float>[+-]?(?:(?:[0-9][0-9_]*+\.[0-9_]*+|\.[0-9][0-9_]*+)(?:[eE][+-]?[0-9_]++)?"
     r"|[0-9][0-9_]*+[eE][+-]?[0-9_]++))"
     r"|(?P<int>[+-]?(?:0[xXoObB][0-9a-fA-F_]++|[0-9][0-9_]*+))"
@@ -73,6 +73,7 @@ _SIMPLE_ESCAPES = {
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
 
+_ZERO_PADDED = re.compile(r"[+-]?0[0-9_]+")
 _PRINT_WRAPPER = re.compile(r"print\s*+\(\s*+(?=[^\W\d][\w.-]*+\s*+\()")
 _LINE_REST = re.compile(r"[^\S\n]*+(?:\n|\Z)")
 _SPACE = re.compile(r"\s*+")
@@ -129,7 +130,12 @@ def _number(tok: str, is_float: bool) -> int | float:
         if not math.isfinite(value):
             raise ValueError("number out of range")
         return value
-    return int(tok, 0)  # base 0: Python literal rules (prefixes, underscores, no leading zeros)
+    try:
+        return int(tok, 0)  # base 0: Python literal rules (prefixes, underscores)
+    except ValueError:
+        if _ZERO_PADDED.fullmatch(tok) is None:
+            raise
+        return int(tok, 10)  # ``month=07``: Python refuses leading zeros; the model means 7 (as vLLM reads it)
 
 
 def _lex(text: str, pos: int) -> Token:

@@ -20,7 +20,8 @@ from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker
-from .pyliteral import PyCallTracker, parse_call
+from .pyliteral import PyCallTracker
+from .pyrequote import read_call
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
 CALL_HEAD = re.compile(r"(?P<name>[^\W\d]\w*(?:[.-]\w+)*)[ \t]*\(")
@@ -240,7 +241,7 @@ class PyCallsState(State):
         self._consume(eng, end)
         self.phase = _AFTER
         try:
-            name, args = parse_call(text)
+            name, args = read_call(text)
         except ValueError as exc:
             return self._bad_call(eng, f"not a call with literal keyword arguments: {exc}", end)
         args_json = json.dumps(args, ensure_ascii=False)

@@ -10,6 +10,7 @@ from ..core.lookahead import LOOKAHEAD, skip_ws
 from ..states.json_body import JsonArgsState, JsonCallState
 from . import tokens
 from .base import FormatSpec, Wiring
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName
 from .openers import NAME_MAX, TOOL_NAME, Decision, after_opener, block_table, cut_off, objects_section, start_object
 
 # -- jamba / minimax_m1 -----------------------------------------------------------------------------------
@@ -178,6 +179,7 @@ SPECS = [
         '<tool_calls>[{"name": NAME, "arguments": ARGS}, ...]</tool_calls>',
         '<tool_calls>[{"name": "set_alarm", "arguments": ' + _ARGS + "}]</tool_calls>",
         wire_jamba,
+        layout=Declaration("jamba", Call("<tool_calls>", "</tool_calls>", JsonName(list=True))),
     ),
     FormatSpec(
         "minimax_m1",
@@ -200,6 +202,7 @@ SPECS = [
         "[<|tool_calls_section_end|>]",
         '<|tool_call_begin|>{"name": "set_alarm", "arguments": ' + _ARGS + "}<|tool_call_end|>",
         wire_token_json,
+        layout=Declaration("token_json", Call("<|tool_call_begin|>", "<|tool_call_end|>")),
     ),
     FormatSpec(
         "tag_json",
@@ -207,6 +210,7 @@ SPECS = [
         '<tool name="NAME">ARGS</tool>',
         '<tool name="set_alarm">' + _ARGS + "</tool>",
         wire_tag_json,
+        layout=Declaration("tag_json", Call("<tool", "</tool>", HeaderName(">", attribute="name"), JsonArgs())),
     ),
     FormatSpec(
         "tool_request",

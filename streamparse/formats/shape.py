@@ -30,6 +30,10 @@ class Family:
     fences: bool  # json, xlam, envelope: a ```json or bare fence around the value
     object_label: str
     array_label: str
+    # A declared standalone call (formats/standalone.py): its own name field, argument fields and nesting
+    # instead of the common spellings.
+    fields: tuple[str, tuple[str, ...]] | None = None
+    nested: str = ""
 
     @classmethod
     def of(cls, active: frozenset[str]) -> Family | None:
@@ -74,10 +78,24 @@ class Shape:
         "evidence",
         "in_fn",
         "envelope_ok",
+        "name_keys",
+        "args_keys",
+        "fn_name",
     )
 
-    def __init__(self, envelope_ok: bool) -> None:
+    def __init__(self, envelope_ok: bool, fields: tuple[str, tuple[str, ...]] | None = None, nested: str = "") -> None:
         self.reader = JsonReader(self, watch=3)
+        # The keys that name the tool (their role: "name", or "function" for OpenAI's envelope) and hold
+        # its arguments; the name's key inside that envelope.
+        self.name_keys: dict[str, str] = NAME_KEYS
+        self.args_keys: frozenset[str] = ARGS_KEYS
+        self.fn_name = "name"
+        if fields is not None:
+            self.args_keys = frozenset(fields[1])
+            self.fn_name = fields[0]
+            self.name_keys = {nested: "function"} if nested else {fields[0]: "name"}
+        elif nested:
+            self.name_keys = {nested: "function"}
         self.verdict = 0
         self.at = 0
         self.base = 0  # 0: an object; 1: a list whose first element is classified
@@ -104,15 +122,15 @@ class Shape:
             return
         role: str | None
         if self.in_fn:
-            role = "name" if key == "name" else "args" if key in ARGS_KEYS else None
+            role = "name" if key == self.fn_name else "args" if key in self.args_keys else None
             if role == "args":
                 role = None if self.args_key else role
                 self.args_key = True
-        elif key in ARGS_KEYS:
+        elif key in self.args_keys:
             role = None if self.args_key else "args"
             self.args_key = self.evidence = True
-        elif key in NAME_KEYS:
-            role = "function" if key == "function" else "name"
+        elif key in self.name_keys:
+            role = self.name_keys[key]
             if self.name is not None or self.name_depth >= 0:
                 role = None
             self.evidence = True
@@ -202,7 +220,7 @@ class Shape:
         if r.state != STRING or not r.is_key or r.depth != self._members():
             return False
         typed = "".join(r.keyparts)
-        return bool(typed) and any(k.startswith(typed) for k in ARGS_KEYS)
+        return bool(typed) and any(k.startswith(typed) for k in self.args_keys)
 
 
 def load_json(text: str) -> object:

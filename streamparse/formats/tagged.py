@@ -14,6 +14,7 @@ from ..states.tag_body import TagCallState, TagSyntax
 from ..states.text import drop
 from ..states.xml_tree import XmlTreeState
 from .base import FormatSpec, Wiring
+from .declaration import Call, Declaration, HeaderName, Section, TaggedArgs, Values
 from .openers import Decision, block, block_table, tag_call
 
 # qwen3_coder / seed_oss -------------------------------------------------------------------------------
@@ -274,6 +275,19 @@ def wire_glm45(w: Wiring) -> None:
         w.add_reasoning("<think>", "</think>", start_only=False)
 
 
+def invoke_args(prefix: str, string_attribute: str | None = None) -> TaggedArgs:
+    """The layout the invoke family's templates write for an argument, ``<PREFIXparameter name="K">V</...>``
+    (structural tags, ``FormatSpec.layout``)."""
+    return TaggedArgs(
+        open=f"<{prefix}parameter",
+        key_end=">",
+        close=f"</{prefix}parameter>",
+        key_attribute="name",
+        string_attribute=string_attribute,
+        values=Values(whitespace="strip"),
+    )
+
+
 SPECS = [
     FormatSpec(
         "qwen3_coder",
@@ -281,6 +295,15 @@ SPECS = [
         "<tool_call> <function=NAME> <parameter=K>V</parameter> </function> </tool_call>",
         "<tool_call>\n<function=run_tests>\n<parameter=path>\ntests/api\n</parameter>\n</function>\n</tool_call>",
         wire_qwen3_coder,
+        layout=Declaration(
+            "qwen3_coder",
+            Call(
+                "<tool_call>\n<function=",
+                "</function>\n</tool_call>",
+                HeaderName(">"),
+                TaggedArgs(open="<parameter=", key_end=">", close="</parameter>"),
+            ),
+        ),
     ),
     FormatSpec(
         "seed_oss",
@@ -288,6 +311,15 @@ SPECS = [
         "<seed:tool_call> <function=NAME> <parameter=K>V</parameter> </function> </seed:tool_call>",
         "<seed:tool_call>\n<function=fare_quote>\n<parameter=route>LIS-OPO</parameter>\n</function>\n</seed:tool_call>",
         wire_seed_oss,
+        layout=Declaration(
+            "seed_oss",
+            Call(
+                "<seed:tool_call>\n<function=",
+                "</function>\n</seed:tool_call>",
+                HeaderName(">"),
+                TaggedArgs(open="<parameter=", key_end=">", close="</parameter>", values=Values(whitespace="strip")),
+            ),
+        ),
     ),
     FormatSpec(
         "xml_invoke",
@@ -297,6 +329,11 @@ SPECS = [
         '<function_calls>\n<invoke name="fetch_url">\n<parameter name="url">https://example.org/a</parameter>\n'
         "</invoke>\n</function_calls>",
         wire_xml_invoke,
+        layout=Declaration(
+            "xml_invoke",
+            Call("<invoke", "</invoke>", HeaderName(">", attribute="name"), invoke_args("")),
+            Section("<function_calls>", "</function_calls>"),
+        ),
     ),
     FormatSpec(
         "minimax",
@@ -306,6 +343,11 @@ SPECS = [
         "</invoke>\n</minimax:tool_call>",
         wire_minimax,
         primed=True,
+        layout=Declaration(
+            "minimax",
+            Call("<invoke", "</invoke>\n", HeaderName(">\n", attribute="name"), invoke_args("")),
+            Section("<minimax:tool_call>\n", "</minimax:tool_call>"),
+        ),
     ),
     FormatSpec(
         "deepseek_dsml",
@@ -318,6 +360,16 @@ SPECS = [
         '<｜DSML｜function_calls>\n<｜DSML｜invoke name="set_alarm">\n<｜DSML｜parameter name="minutes" '
         'string="false">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
         wire_deepseek_dsml,
+        layout=Declaration(
+            "deepseek_dsml",
+            Call(
+                f"<{DSML}invoke",
+                f"</{DSML}invoke>\n",
+                HeaderName(">\n", attribute="name"),
+                invoke_args(DSML, "string"),
+            ),
+            Section(f"<{DSML}function_calls>\n", f"</{DSML}function_calls>"),
+        ),
     ),
     FormatSpec(
         "minimax_m3",
@@ -334,5 +386,20 @@ SPECS = [
         "<tool_call>NAME <arg_key>K</arg_key> <arg_value>V</arg_value> </tool_call>",
         "<tool_call>lookup_order\n<arg_key>order_id</arg_key>\n<arg_value>A-1001</arg_value>\n</tool_call>",
         wire_glm45,
+        layout=Declaration(
+            "glm45",
+            Call(
+                "<tool_call>",
+                "</tool_call>",
+                HeaderName("\n"),
+                TaggedArgs(
+                    open="<arg_key>",
+                    key_end="</arg_key>",
+                    value_open="<arg_value>",
+                    close="</arg_value>",
+                    values=Values(whitespace="verbatim"),
+                ),
+            ),
+        ),
     ),
 ]

@@ -13,6 +13,8 @@ from ..states.tag_body import TagCallState
 from ..states.text import CONTROL_TOKENS, drop, pop_scope
 from . import tagged
 from .base import FormatSpec, Wiring
+from .channel_tags import harmony_tag
+from .declaration import Call, Declaration, HeaderName, JsonArgs, Section
 from .openers import Decision, block, block_table
 
 # DeepSeek V3 / V3.1 ------------------------------------------------------------------------------------
@@ -401,6 +403,11 @@ SPECS = [
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>lookup_order\n```json\n"
         '{"order_id": "A-1001"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
         wire_deepseek,
+        layout=Declaration(
+            "deepseek_v3",
+            Call(DS_CALL_BEGIN, DS_CALL_END, HeaderName("\n", prefix="function" + DS_SEP), JsonArgs(fenced=True)),
+            Section(DS_CALLS_BEGIN, DS_CALLS_END),
+        ),
     ),
     FormatSpec(
         "deepseek_v31",
@@ -409,6 +416,11 @@ SPECS = [
         '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>lookup_order<｜tool▁sep｜>{"order_id": "A-1001"}'
         "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
         wire_deepseek,
+        layout=Declaration(
+            "deepseek_v31",
+            Call(DS_CALL_BEGIN, DS_CALL_END, HeaderName(DS_SEP), JsonArgs()),
+            Section(DS_CALLS_BEGIN, DS_CALLS_END),
+        ),
     ),
     FormatSpec(
         "kimi_k2",
@@ -418,6 +430,16 @@ SPECS = [
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.lookup_order:0<|tool_call_argument_begin|>"
         '{"order_id": "A-1001"}<|tool_call_end|><|tool_calls_section_end|>',
         wire_kimi_k2,
+        layout=Declaration(
+            "kimi_k2",
+            Call(
+                "<|tool_call_begin|>",
+                "<|tool_call_end|>",
+                HeaderName("<|tool_call_argument_begin|>", prefix="functions.", suffix_pattern=r":[0-9]+"),
+                JsonArgs(),
+            ),
+            Section("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"),
+        ),
     ),
     FormatSpec(
         "harmony",
@@ -427,6 +449,7 @@ SPECS = [
         "<|channel|>analysis<|message|>Need the order.<|end|><|start|>assistant<|channel|>commentary "
         'to=functions.lookup_order <|constrain|>json<|message|>{"order_id":"A-1001"}<|call|>',
         wire_harmony,
+        tag_writer=harmony_tag,
     ),
     FormatSpec(
         "muse",
@@ -439,5 +462,16 @@ SPECS = [
         "</atem:function_calls><|eom|>",
         wire_muse,
         notes="The headers are markup; `self` messages are reasoning, `user` (or no recipient) the answer.",
+        # The tool message's section (its ` to=RECIPIENT<|message|>` header is optional to the parser).
+        layout=Declaration(
+            "muse",
+            Call(
+                "<atem:invoke",
+                "</atem:invoke>\n",
+                HeaderName(">\n", attribute="name"),
+                tagged.invoke_args("atem:"),
+            ),
+            Section("<atem:function_calls>\n", "</atem:function_calls>"),
+        ),
     ),
 ]

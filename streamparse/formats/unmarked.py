@@ -53,15 +53,18 @@ HOLD, PASS, AFTER = 0, 1, 2
 class UnmarkedState(State):
     """An unmarked candidate from ``eng.pos`` (its fence, line number or value), then what follows it."""
 
-    __slots__ = ("fam", "shape", "value_off", "scan_off", "fence", "numbered", "phase", "cap", "newline")
+    __slots__ = ("fam", "shape", "value_off", "scan_off", "fence", "numbered", "phase", "cap", "newline", "prose")
 
-    def __init__(self, eng: Engine, fam: Family, start: int, value_at: int, fence: bool, numbered: bool) -> None:
+    def __init__(
+        self, eng: Engine, fam: Family, start: int, value_at: int, fence: bool, numbered: bool, prose: bool = False
+    ) -> None:
         self.fam = fam
+        self.prose = prose  # after prose: a call only once it closes and names a declared tool
         self.value_off = value_at - start  # offsets from the candidate start (eng.pos while held)
         self.scan_off = self.value_off
         self.fence = fence
         self.numbered = numbered
-        self.shape = Shape(fam.envelope and not numbered)
+        self.shape = Shape(fam.envelope and not numbered, fam.fields, fam.nested)
         self.phase = HOLD
         cap = HOLD_CAP
         if eng.cfg.max_call_chars is not None:
@@ -99,6 +102,8 @@ class UnmarkedState(State):
         # The cap applies to where the verdict was reached in the text, never to how it was chunked.
         if (shape.at - origin if verdict else self.scan_off) > self.cap:
             verdict = TEXT
+        if verdict == CALL and self.prose:
+            return self._prose_call(eng, final)
         if verdict == CALL and shape.base == 0 and (self.need_end or not self.fam.objects):
             if not self.need_end:
                 verdict = TEXT
@@ -124,6 +129,19 @@ class UnmarkedState(State):
             return self._release(eng)
         eng.note_hold(len(buf) - origin)
         return False
+
+    def _prose_call(self, eng: Engine, final: bool) -> bool:
+        """A call-shaped object after prose is held whole (bounded): a call only at its closing brace and only
+        if it names a declared tool; nothing is emitted before that, and otherwise it is text as written."""
+        if not self.shape.reader.done:
+            if self.scan_off > self.cap or final:
+                return self._release(eng)
+            eng.note_hold(len(eng.buf) - eng.pos)
+            return False
+        tools = eng.cfg.tools
+        if tools is None or self.shape.name not in tools:
+            return self._release(eng)
+        return self._call(eng, ())
 
     def _label(self) -> str:
         if self.shape.base == 1:
@@ -158,13 +176,14 @@ class UnmarkedState(State):
         origin = eng.pos
         value = origin + self.value_off
         label = self._label()
+        fam = self.fam
         if self.shape.base == 1:
             eng.pos = value
-            eng.push(UnmarkedCallState(eng, label, list_form=True))
+            eng.push(UnmarkedCallState(eng, label, list_form=True, fields=fam.fields, nested=fam.nested))
         else:
             eng.begin_call(label, origin)
             eng.pos = value
-            eng.push(UnmarkedCallState(eng, label, closers))
+            eng.push(UnmarkedCallState(eng, label, closers, fields=fam.fields, nested=fam.nested))
         self.phase = AFTER
         return True
 
@@ -258,6 +277,8 @@ class UnmarkedState(State):
         if nxt is None and not final:
             return False
         eng.pop()
+        if isinstance(nxt, UnmarkedState):
+            nxt.prose = self.prose  # the next object on a prose line is held to the same rule
         if isinstance(nxt, State):
             eng.push(nxt)
         return True
@@ -268,9 +289,6 @@ class UnmarkedCallState(JsonCallState):
     tool_request's end marker when one follows; malformed JSON rejects it and the rest is text again."""
 
     __slots__ = ()
-
-    def __init__(self, eng: Engine, fmt: str, closers: tuple[str, ...] = (), *, list_form: bool = False) -> None:
-        super().__init__(eng, fmt, closers, list_form=list_form)
 
     def _close(self, eng: Engine, final: bool) -> bool:
         if self.list_form or not self.closers:
@@ -360,6 +378,22 @@ class UnmarkedStart:
         if not eng.line_start(s):
             return False
         return self(eng, s, s, final)
+
+
+# Llama 3 JSON objects after prose: call objects only (no list, envelope, fence or end marker).
+_PROSE = Family.of(frozenset({"llama3_json"}))
+
+
+def json_after_prose(eng: Engine, s: int, e: int, final: bool) -> bool:
+    """``{`` after prose, llama3_json named and tools given (vLLM's Llama 3 JSON parser reads call objects
+    anywhere: ``Here are the results: {...}; {...}``). As for a pythonic list after prose, prose stays text:
+    the object is held to its closing brace and is a call only if it names a declared tool, so a JSON value
+    in prose (data, an example naming no tool of this request) is text, and no call event comes before."""
+    if eng.cfg.tools is None or eng.call is not None or _PROSE is None:
+        return False
+    eng.pos = s
+    eng.push(UnmarkedState(eng, _PROSE, s, s, False, False, prose=True))
+    return True
 
 
 def wire_unmarked(w: Wiring) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from streamparse import (
     ReasoningDelta,
@@ -106,11 +106,22 @@ class RequestSession:
 
     ``new_id(name, parser_id)`` makes the call ids the engine's clients expect (vLLM's
     ``make_tool_call_id``, or a format's native id); without it the parser's own ids are used.
+
+    ``rejected_text`` is for engines whose API has no rejection (SGLang's): the markup of a rejected call
+    goes on as content, visible and never executed, in its place in the text: ``"unsent"``, the markup of
+    a call none of which was sent (the engine cannot take back a sent name); ``"all"``, of every rejected
+    call (the caller sends nothing of a call before it is accepted). The rejection is recorded either way.
     """
 
-    def __init__(self, parser: StreamParser, new_id: Callable[[str, str], str] | None = None) -> None:
+    def __init__(
+        self,
+        parser: StreamParser,
+        new_id: Callable[[str, str], str] | None = None,
+        rejected_text: Literal["none", "unsent", "all"] = "none",
+    ) -> None:
         self.parser = parser
         self._new_id = new_id
+        self._rejected_text = rejected_text
         self._index: dict[int, int] = {}  # parser index -> engine index
         self._streamed: dict[int, list[str]] = {}  # engine index -> argument fragments sent
         self.accepted: list[ToolCall] = []
@@ -175,9 +186,12 @@ class RequestSession:
                 ended.append(index)
             elif isinstance(ev, ToolCallRejected):
                 self.rejected.append(ev)
-                if ev.index in self._index:
+                named = ev.index in self._index
+                if named:
                     self.rejected_after_name.append(ev)
                     ended.append(self._index[ev.index])
+                if self._rejected_text == "all" or (self._rejected_text == "unsent" and not named):
+                    content.append(ev.raw)
             elif isinstance(ev, TextWasReasoning):
                 moved = True
                 reasoning.insert(0, "".join(content))  # this piece's text so far was reasoning too

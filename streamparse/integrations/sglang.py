@@ -12,10 +12,12 @@ which registers the names and then runs ``sglang.launch_server`` with the same a
 
 from __future__ import annotations
 
+import json
 import os
 import runpy
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 from sglang.srt.entrypoints.openai.protocol import ToolChoice
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
@@ -25,9 +27,10 @@ from xgrammar import StructuralTag
 
 from streamparse import StreamParser, formats
 from streamparse.formats import Declaration
+from streamparse.formats.declaration import HeaderName, JsonArgs, JsonName
 
 from .session import Piece, RequestSession, split, tool_specs
-from .structural import Choice, Tool, declaration_for, structural_tag
+from .structural import Choice, Tool, declaration_for, format_tag, has_tag
 from .templates import TEMPLATE_ENV, template_from_argv, template_options
 
 __all__ = ["StreamparseDetector", "register", "DETECTORS", "detector_for", "main"]
@@ -54,10 +57,20 @@ def _text(piece: Piece) -> str:
     return piece.reasoning + piece.content
 
 
-# Formats whose SGLang detectors stream each call as one item once it is complete (name and all its
-# parameters), not as a name item and argument fragments: Python-style calls and MiniCPM's XML.
+# Formats whose SGLang detectors send nothing of a call until it is complete, not a name item and argument
+# fragments: Python-style calls and MiniCPM's XML as one item (name and all its parameters), DeepSeek V3's
+# and Mistral's as a name item and one item of whole arguments.
 WHOLE_CALLS = frozenset({"pythonic", "minicpm5"})
+WHOLE_ARGUMENTS = frozenset({"deepseek_v3", "mistral"})
 KEEPS_SPACE = frozenset({"llama3_json", "gemma4"})
+# SGLang's API has no rejection: its detectors hand a rejected call's markup back as text (never executed),
+# except Mistral's, which drops it.
+DROPS_REJECTED = frozenset({"mistral"})
+# Formats whose SGLang detectors drop a call whose arguments are not an object (GigaChat's templates write only
+# objects): stricter than the adapters' policy of handing them on, so the engine's way is kept.
+REJECTS_NON_OBJECT = frozenset({"gigachat3"})
+# Formats whose SGLang detectors reject a parameter name the tool does not declare (names are case-sensitive).
+CLOSED_PARAMETERS = frozenset({"minicpm5"})
 
 
 def _openers(fmt: str) -> tuple[str, ...]:
@@ -86,9 +99,11 @@ class StreamparseDetector(BaseFormatDetector):
         # Same engine policy as the vLLM adapter (docs/integrations.md).
         # The request's parameter schemas go with the names: they type the values of string-valued formats.
         options: dict[str, Any] = {
-            "tools": tool_specs(tools),
+            "tools": _closed(tool_specs(tools))
+            if CLOSED_PARAMETERS.intersection(self.format_names or ())
+            else tool_specs(tools),
             "calls_in_reasoning": "promote",
-            "non_object_args": "pass",
+            "non_object_args": "reject" if REJECTS_NON_OBJECT.intersection(self.format_names or ()) else "pass",
             "separators": "keep",  # the engine's contract: content as its own detectors hand it on
         }
         if names == "auto" and os.environ.get(TEMPLATE_ENV):  # the served template (see main): zero-config
@@ -109,7 +124,7 @@ class StreamparseDetector(BaseFormatDetector):
         return bool(session.accepted or (session.rejected and not openers))
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
-        session = RequestSession(self._parser(tools))
+        session = RequestSession(self._parser(tools), rejected_text=self._rejected_text("all"))
         pieces = [session.push(text), session.finish()]
         positions = {getattr(t.function, "name", None): i for i, t in enumerate(tools or ())}
         calls = [
@@ -126,7 +141,12 @@ class StreamparseDetector(BaseFormatDetector):
 
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         if self._session is None:
-            self._session = RequestSession(self._parser(tools))
+            # A rejected call's markup goes on as text where nothing of the call was sent (held formats
+            # send nothing before a call is accepted); after its name, only the rejection is left.
+            held = self._held() is not None
+            self._session = RequestSession(
+                self._parser(tools), rejected_text=self._rejected_text("all" if held else "unsent")
+            )
         return self._streamed(self._session, self._session.push(new_text))
 
     def finish(self, tools: Any) -> StreamingParseResult:
@@ -139,23 +159,47 @@ class StreamparseDetector(BaseFormatDetector):
         done = len(session.accepted) + len(session.rejected_after_name)
         # BaseFormatDetector's public counter: the open call's index, or the number of calls done (-1: none yet).
         self.current_tool_id = session.calls_sent - 1 if session.calls_sent > done else (done or -1)
-        if not (self.format_names and WHOLE_CALLS.intersection(self.format_names)):
+        held = self._held()
+        if held is None:
             return _result(piece)
-        # Whole calls: each newly accepted call as one item, in the engine's index order.
+        # Held calls: each newly accepted call whole, in the engine's index order.
         new = session.accepted[self._whole_sent :]
         start, self._whole_sent = self._whole_sent, len(session.accepted)
-        calls = [
-            ToolCallItem(tool_index=start + k, name=c.name, parameters=c.arguments_json) for k, c in enumerate(new)
-        ]
+        calls: list[ToolCallItem] = []
+        for k, c in enumerate(new):
+            if held == "call":
+                calls.append(ToolCallItem(tool_index=start + k, name=c.name, parameters=c.arguments_json))
+            else:
+                calls.append(ToolCallItem(tool_index=start + k, name=c.name, parameters=""))
+                calls.append(ToolCallItem(tool_index=start + k, name=None, parameters=c.arguments_json))
         return StreamingParseResult(normal_text=_text(piece) if piece is not None else "", calls=calls)
 
-    def _declaration(self) -> Declaration | None:
-        return declaration_for(self.format_names[0]) if self.format_names else None
+    def _rejected_text(self, which: Literal["all", "unsent"]) -> Literal["none", "all", "unsent"]:
+        return "none" if DROPS_REJECTED.intersection(self.format_names or ()) else which
+
+    def _held(self) -> Literal["call", "arguments"] | None:
+        """How this detector's SGLang counterpart holds a call until it is complete (None: it streams)."""
+        names = set(self.format_names or ())
+        return "call" if names & WHOLE_CALLS else "arguments" if names & WHOLE_ARGUMENTS else None
+
+    def _tag_format(self) -> str | None:
+        """The one format a tag is built for (its declaration, layout or tag writer). A detector of several
+        formats has none: a tag built from one of several spellings (HY3's suffixed and bare tokens) would forbid
+        the others."""
+        names = self.format_names or ()
+        return names[0] if len(names) == 1 and has_tag(names[0]) else None
 
     def supports_structural_tag(self) -> bool:
-        """A single format with a declaration (or a family writer) has a tag; then SGLang also parses
-        ``required`` and named calls with this detector. The multi-format ``streamparse`` has none."""
-        return self._declaration() is not None
+        """A single format with a declaration, a layout or a tag writer (harmony) has a tag; then SGLang also
+        parses ``required`` and named calls with this detector. The multi-format ``streamparse`` has none."""
+        return self._tag_format() is not None
+
+    def parses_required_natively(self) -> bool:
+        """A detector of several declared formats has no tag, yet reads the model's own calls: SGLang then
+        parses ``required`` and named calls with it, unconstrained, instead of forcing a plain JSON list the
+        model was not trained to write (as SGLang's Hunyuan detector does)."""
+        names = self.format_names or ()
+        return len(names) > 1 and all(declaration_for(n) is not None for n in names)
 
     def get_structural_tag(
         self,
@@ -166,8 +210,8 @@ class StreamparseDetector(BaseFormatDetector):
     ) -> Any:
         """The structural tag built from the format's declaration (:mod:`.structural`): what constrained
         decoding lets the model write is what this detector reads."""
-        decl = self._declaration()
-        if decl is None or not tools:
+        fmt = self._tag_format()
+        if fmt is None or not tools:
             return None
         forced = tool_choice.function.name if isinstance(tool_choice, ToolChoice) else None
         specs = [
@@ -176,19 +220,53 @@ class StreamparseDetector(BaseFormatDetector):
             if forced is None or t.function.name == forced
         ]
         choice: Choice = "forced" if forced else "required" if tool_choice == "required" else "auto"
-        tag = structural_tag(decl, specs, choice, parallel=parallel_tool_calls)
+        tag = format_tag(fmt, specs, choice, parallel=parallel_tool_calls)
         return None if tag is None else StructuralTag.model_validate(tag)
 
     def structure_info(self) -> Any:
-        """Hermes' begin/end pair (the only format here with one fixed pair SGLang's legacy EBNF path can use)."""
-        if self.format_names not in (None, ("hermes",)):
-            raise NotImplementedError(f"no structural tag for {self.format_names}")
+        """SGLang's legacy pair (``begin`` + the arguments + ``end``, ``trigger``) from the first format's
+        declaration. SGLang builds a grammar from it only for a detector that supports structural tags and gives
+        none, which these never do: it describes the format (SGLang's own tests read it)."""
+        pair = _legacy_pair(declaration_for(self.format_names[0])) if self.format_names else None
+        if pair is None:
+            raise NotImplementedError(f"no begin/end pair for {self.format_names}")
+        return pair
 
-        def info(name: str) -> StructureInfo:
-            begin = f'<tool_call>{{"name": "{name}", "arguments": '
-            return StructureInfo(begin=begin, end="}</tool_call>", trigger="<tool_call>")
 
-        return info
+def _closed(specs: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """The tools with no parameter beyond their schema's properties (where the schema lists them)."""
+    for spec in specs or ():
+        params = spec["function"]["parameters"]
+        if isinstance(params.get("properties"), dict) and "additionalProperties" not in params:
+            spec["function"]["parameters"] = {**params, "additionalProperties": False}
+    return specs
+
+
+def _legacy_pair(decl: Declaration | None) -> Callable[[str], StructureInfo] | None:
+    """The literal text around one call's arguments, as the declaration writes it (a call alone in its
+    section, where calls sit in one); ``None`` where a call has no such fixed text (no declaration, a call id
+    or a name suffix in the header)."""
+    if decl is None:
+        return None
+    call, spec, args = decl.call, decl.call.name, decl.call.arguments
+    before = decl.section.open if decl.section else ""
+    after = (call.close or "") + ((decl.section.close or "") if decl.section else "")
+    trigger = before or call.open
+    if isinstance(spec, JsonName) and not (spec.nested or spec.list or spec.name_is_key):
+        field, args_field = json.dumps(spec.field), json.dumps(spec.arguments_field)
+        return lambda name: StructureInfo(
+            begin=f"{before}{call.open}{{{field}: {json.dumps(name)}, {args_field}: ",
+            end="}" + after,
+            trigger=trigger,
+        )
+    if not isinstance(spec, HeaderName) or spec.attribute or spec.suffix_pattern or call.id is not None:
+        return None
+    lead, tail = "", ""
+    if isinstance(args, JsonArgs):
+        lead, tail = ("```json\n", "\n```") if args.fenced else (args.open, args.close)
+    return lambda name: StructureInfo(
+        begin=f"{before}{call.open}{spec.prefix}{name}{spec.end}{lead}", end=tail + after, trigger=trigger
+    )
 
 
 def _subclass(fmt: str) -> type[StreamparseDetector]:

@@ -5,10 +5,12 @@ the model may write when a call is required: the call's markers, its name, and i
 schema. Built here from the :class:`~streamparse.formats.Declaration` the parser reads, the grammar and the
 parser cannot drift apart: whatever constrained decoding produces is a call this format parses.
 
-Hand-written families have no declaration: :data:`WRITERS` declares, in the same vocabulary, the layout
-each one's chat template writes (the parser of that family reads it; tests/integrations check both).
-Formats with neither (Harmony's channels, Python-style calls, ...) get no tag: the engine then falls back to
-its own JSON-schema constraint, as it does for its own parsers without one.
+Hand-written families carry the layout their chat template writes in the same vocabulary
+(``FormatSpec.layout``, next to each family's definition; the family's handler reads it, tests/integrations
+check both), or, where the vocabulary cannot say it (harmony's channel messages), a writer of the tag
+(``FormatSpec.tag_writer``). Formats with neither (Python-style calls, ...) get no tag: the engine then falls
+back to its own JSON-schema constraint, as it does for its own parsers without one. :func:`any_format_tag`
+joins several formats' tags into one (the multi-format parser of a model whose format is not known).
 
 The result is plain JSON data (``{"type": "structural_tag", "format": ...}``): no engine is imported here.
 """
@@ -27,12 +29,10 @@ from streamparse.formats import (
     HeaderName,
     JsonArgs,
     JsonName,
-    Section,
     TaggedArgs,
-    Values,
 )
 
-__all__ = ["Choice", "Tool", "WRITERS", "declaration_for", "structural_tag"]
+__all__ = ["Choice", "Tool", "any_format_tag", "declaration_for", "format_tag", "has_tag", "structural_tag"]
 
 Choice = Literal["auto", "required", "forced"]
 """xgrammar's simplified tool choice: ``forced`` is a named tool (one call of it)."""
@@ -53,131 +53,30 @@ class Tool:
     strict: bool = True
 
 
-def _writer(name: str, call: Call, section: Section | None = None) -> Declaration:
-    return Declaration(name=name, call=call, section=section)
-
-
-_DSML = "｜DSML｜"
-_DS_CALLS = Section("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>")
-_QWEN_ARGS = TaggedArgs(open="<parameter=", key_end=">", close="</parameter>")
-_INVOKE_ARGS = TaggedArgs(
-    open="<parameter", key_end=">", close="</parameter>", key_attribute="name", values=Values(whitespace="strip")
-)
-
-# The layout each hand-written family's template writes, in the declaration vocabulary (docs/FORMATS.md).
-WRITERS: dict[str, Declaration] = {
-    "hermes": _writer("hermes", Call("<tool_call>", "</tool_call>")),
-    "qwen3_coder": _writer(
-        "qwen3_coder", Call("<tool_call>\n<function=", "</function>\n</tool_call>", HeaderName(">"), _QWEN_ARGS)
-    ),
-    "seed_oss": _writer(
-        "seed_oss",
-        Call(
-            "<seed:tool_call>\n<function=",
-            "</function>\n</seed:tool_call>",
-            HeaderName(">"),
-            TaggedArgs(open="<parameter=", key_end=">", close="</parameter>", values=Values(whitespace="strip")),
-        ),
-    ),
-    "function_tag": _writer("function_tag", Call("<function=", "</function>", HeaderName(">"), JsonArgs())),
-    "glm45": _writer(
-        "glm45",
-        Call(
-            "<tool_call>",
-            "</tool_call>",
-            HeaderName("\n"),
-            TaggedArgs(
-                open="<arg_key>",
-                key_end="</arg_key>",
-                value_open="<arg_value>",
-                close="</arg_value>",
-                values=Values(whitespace="verbatim"),
-            ),
-        ),
-    ),
-    "minimax": _writer(
-        "minimax",
-        Call("<invoke", "</invoke>\n", HeaderName(">\n", attribute="name"), _INVOKE_ARGS),
-        Section("<minimax:tool_call>\n", "</minimax:tool_call>"),
-    ),
-    "xml_invoke": _writer(
-        "xml_invoke",
-        Call(
-            "<invoke",
-            "</invoke>",
-            HeaderName(">", attribute="name"),
-            _INVOKE_ARGS,
-        ),
-        Section("<function_calls>", "</function_calls>"),
-    ),
-    "deepseek_dsml": _writer(
-        "deepseek_dsml",
-        Call(
-            f"<{_DSML}invoke",
-            f"</{_DSML}invoke>\n",
-            HeaderName(">\n", attribute="name"),
-            TaggedArgs(
-                open=f"<{_DSML}parameter",
-                key_end=">",
-                close=f"</{_DSML}parameter>",
-                key_attribute="name",
-                string_attribute="string",
-                values=Values(whitespace="strip"),
-            ),
-        ),
-        Section(f"<{_DSML}function_calls>\n", f"</{_DSML}function_calls>"),
-    ),
-    "deepseek_v3": _writer(
-        "deepseek_v3",
-        Call(
-            "<｜tool▁call▁begin｜>",
-            "<｜tool▁call▁end｜>",
-            HeaderName("\n", prefix="function<｜tool▁sep｜>"),
-            JsonArgs(fenced=True),
-        ),
-        _DS_CALLS,
-    ),
-    "deepseek_v31": _writer(
-        "deepseek_v31",
-        Call("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", HeaderName("<｜tool▁sep｜>"), JsonArgs()),
-        _DS_CALLS,
-    ),
-    "kimi_k2": _writer(
-        "kimi_k2",
-        Call(
-            "<|tool_call_begin|>",
-            "<|tool_call_end|>",
-            HeaderName("<|tool_call_argument_begin|>", prefix="functions.", suffix_pattern=r":[0-9]+"),
-            JsonArgs(),
-        ),
-        Section("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"),
-    ),
-    "llama3_json": _writer(
-        "llama3_json", Call("<|python_tag|>", None, JsonName(arguments_field="parameters", alt_arguments_fields=()))
-    ),
-    "nemotron": _writer("nemotron", Call("<TOOLCALL>", "</TOOLCALL>", JsonName(list=True))),
-    "jamba": _writer("jamba", Call("<tool_calls>", "</tool_calls>", JsonName(list=True))),
-    "granite": _writer("granite", Call("<|tool_call|>", None, JsonName(list=True))),
-    "phi4_mini": _writer("phi4_mini", Call("functools", None, JsonName(list=True))),
-    "internlm": _writer(
-        "internlm",
-        Call(
-            "<|action_start|><|plugin|>\n",
-            "<|action_end|>",
-            JsonName(arguments_field="parameters", alt_arguments_fields=()),
-        ),
-    ),
-    "token_json": _writer("token_json", Call("<|tool_call_begin|>", "<|tool_call_end|>")),
-    "tag_json": _writer("tag_json", Call("<tool", "</tool>", HeaderName(">", attribute="name"), JsonArgs())),
-    "mistral": _writer("mistral", Call("[TOOL_CALLS]", None, HeaderName("[ARGS]"), JsonArgs())),
-}
-
-
 def declaration_for(fmt: str) -> Declaration | None:
     """The declaration a format's tag is built from: its own (declared formats, a user's ``formats.declare``),
-    else its family's writer; ``None`` when the format has neither (no tag)."""
+    else the layout its family's module attaches to its spec; ``None`` when it has neither."""
     declared = formats.declaration_of(fmt)
-    return declared if declared is not None else WRITERS.get(fmt)
+    if declared is not None:
+        # messages: a call is a message whose header the model writes freely; the vocabulary gives no tag for it
+        return None if declared.messages is not None else declared
+    layout = formats.get(fmt).layout
+    return layout if isinstance(layout, Declaration) else None
+
+
+def has_tag(fmt: str) -> bool:
+    """Whether :func:`format_tag` can build ``fmt``'s tag (a declaration, a layout or a tag writer)."""
+    return formats.get(fmt).tag_writer is not None or declaration_for(fmt) is not None
+
+
+def format_tag(fmt: str, tools: Sequence[Tool], choice: Choice, *, parallel: bool = True) -> dict[str, Any] | None:
+    """``fmt``'s structural tag: from its tag writer (harmony's channel messages), else its declaration."""
+    writer = formats.get(fmt).tag_writer
+    if writer is not None:
+        node = writer([(t.name, _schema(t)) for t in tools], choice, parallel)
+        return None if node is None else {"type": "structural_tag", "format": node}
+    decl = declaration_for(fmt)
+    return None if decl is None else structural_tag(decl, tools, choice, parallel=parallel)
 
 
 # -- xgrammar's format nodes, as JSON data ---------------------------------------------------------------
@@ -329,6 +228,8 @@ def _one(decl: Declaration, tool: Tool, in_list: bool) -> _Call:
     name = decl.call.name
     if isinstance(name, JsonName):
         return _json_call(decl.call, name, tool, in_list)
+    if not isinstance(name, HeaderName):
+        raise ValueError("a call named by its message's recipient has no structural tag")
     return _header_call(decl.call, name, tool)
 
 
@@ -383,3 +284,39 @@ def structural_tag(
     else:
         fmt = _tags(tags, "", one)
     return {"type": "structural_tag", "format": fmt}
+
+
+def any_format_tag(
+    fmts: Sequence[str], tools: Sequence[Tool], choice: Choice, *, parallel: bool = True
+) -> dict[str, Any] | None:
+    """One tag for a model whose format is not known: the calls of any of ``fmts``.
+
+    ``required`` / ``forced``: the calls of whichever format the model starts with; ``auto``: free text, and
+    at any format's trigger (its call's or section's opener) that format's calls. Left out: formats with
+    neither a declaration nor a layout, harmony (its tag is the whole message stream, not calls inside free
+    text) and open-ended sections (Solar Open's: a tag without an end cannot be triggered). A trigger that
+    another one begins is dropped (xgrammar dispatches on the shorter one). ``None`` when nothing is left.
+    """
+    nodes: list[Format] = []
+    triggers: list[str] = []
+    tags: list[Format] = []
+    for fmt in dict.fromkeys(fmts):
+        decl = declaration_for(fmt)
+        tag = None if decl is None else structural_tag(decl, tools, choice, parallel=parallel)
+        if tag is None:
+            continue
+        node = tag["format"]
+        if choice != "auto":
+            nodes.append(node)
+        elif node["type"] == "triggered_tags":
+            triggers += node["triggers"]
+            tags += [t for t in node["tags"] if t not in tags]
+    if choice == "auto":
+        if not tags:
+            return None
+        kept = [t for t in dict.fromkeys(triggers) if not any(t != u and t.startswith(u) for u in triggers)]
+        one = not parallel
+        fmt_node: Format = {"type": "triggered_tags", "triggers": kept, "tags": tags, "stop_after_first": one}
+        return {"type": "structural_tag", "format": fmt_node}
+    unique = [n for i, n in enumerate(nodes) if n not in nodes[:i]]
+    return {"type": "structural_tag", "format": _or(unique)} if unique else None

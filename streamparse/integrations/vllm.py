@@ -35,7 +35,7 @@ from vllm.tool_parsers.tool_strict_level import ToolStrictLevel
 from streamparse import StreamParser, formats
 
 from .session import Piece, RequestSession, split, tool_specs
-from .structural import declaration_for
+from .structural import has_tag
 from .vllm_base import (
     FAMILIES,
     PREFIX,
@@ -83,6 +83,9 @@ class StreamparseToolParser(ToolParser):
 
     format_names: tuple[str, ...] | None = None
     """The formats to parse; ``None``: the served model's preset."""
+    structural_tag_model = PREFIX
+    """vLLM asks for a tag only from parsers that name a model key; the tag itself is built from the format's
+    declaration (get_structural_tag), so any key outside xgrammar's builtins serves."""
     engine_based_streaming = True
     """vLLM hands each chunk's text only (no re-sent prefix) and calls :meth:`finish_streaming`."""
 
@@ -151,11 +154,22 @@ class StreamparseToolParser(ToolParser):
     def get_structural_tag(self, request: Any, *, reasoning: bool = False, strict_level: Any = None) -> Any:
         """The structural tag for ``tool_choice`` "required", a named tool, and "auto" with strict tools,
         built from the format's declaration, so constrained decoding writes exactly what this parser reads
-        (docs/integrations.md). The preset parser (several formats) has none."""
-        if self.structural_tag_model is None or not self.format_names:
+        (docs/integrations.md). The multi-format parser uses the served model's format where it is known
+        (its preset or chat template), else one tag for the calls of any format it parses."""
+        if self.structural_tag_model is None:
             return None
         level = ToolStrictLevel.AUTO if strict_level is None else strict_level
-        return structural_tag(self.format_names[0], self.structural_tag_model, request, level)
+        return structural_tag(self._tag_formats(request), self.structural_tag_model, request, level)
+
+    def _tag_formats(self, request: Any) -> tuple[str, ...]:
+        """The format(s) a tag covers: this parser's own, else the one the request's parser prefers when the
+        model's format is known (its first: the preset's most likely, or the template's), else all it reads."""
+        if self.format_names:
+            return self.format_names[:1] if has_tag(self.format_names[0]) else ()
+        fmts = self._parser(request).formats
+        if fmts != StreamParser().formats and has_tag(fmts[0]):
+            return fmts[:1]
+        return tuple(f for f in fmts if has_tag(f))
 
     # -- non-streaming ---------------------------------------------------------------------------------
 
@@ -259,10 +273,9 @@ class StreamparseToolParser(ToolParser):
 def _subclass(base: type, fmt: str, **extra: Any) -> type:
     name = "Streamparse" + "".join(part.title() for part in fmt.split("_")) + base.__name__.removeprefix("Streamparse")
     attrs: dict[str, Any] = {"format_names": (fmt,), "__module__": __name__, "__qualname__": name}
-    if base is StreamparseToolParser:
-        # vLLM asks for a tag only from parsers that name a model key; the tag itself is built from the
-        # format's declaration (get_structural_tag), so any key outside xgrammar's builtins serves.
-        attrs["structural_tag_model"] = PREFIX if declaration_for(fmt) is not None else None
+    if base is StreamparseToolParser and not has_tag(fmt):
+        # A format without a tag (pythonic) keeps vLLM's JSON-schema constraint for required / named calls.
+        attrs["structural_tag_model"], attrs["supports_required_and_named"] = None, True
     return type(name, (base,), {**attrs, **extra})
 
 

@@ -17,8 +17,7 @@ from xgrammar import StructuralTag
 from streamparse import StreamParser
 
 from .session import CallPiece, Piece
-from .structural import Choice, Tool, declaration_for
-from .structural import structural_tag as build_tag
+from .structural import Choice, Tool, any_format_tag, format_tag
 from .templates import template_options
 
 PREFIX = "streamparse"
@@ -36,12 +35,12 @@ def new_id(_name: str, parser_id: str = "") -> str:
     return parser_id if NATIVE_ID.fullmatch(parser_id) else str(make_tool_call_id())
 
 
-def structural_tag(fmt: str, model_key: str, request: Any, strict_level: Any) -> Any:
-    """The structural tag for ``request``, built from ``fmt``'s declaration (:mod:`.structural`), on vLLM's
-    terms: the tools it lets a tag cover, each tool's strictness for ``strict_level``, a named tool as one
-    forced call; ``None`` where vLLM's own parsers get none (no tool, ``auto`` without strict tools)."""
-    decl = declaration_for(fmt)
-    if decl is None or not request.tools or request.tool_choice == "none" or not envs.VLLM_ENFORCE_STRICT_TOOL_CALLING:
+def structural_tag(fmts: tuple[str, ...], model_key: str, request: Any, strict_level: Any) -> Any:
+    """The structural tag for ``request``, built from the format's declaration (:mod:`.structural`; several
+    formats: one tag for the calls of any of them), on vLLM's terms: the tools it lets a tag cover, each
+    tool's strictness for ``strict_level``, a named tool as one forced call; ``None`` where vLLM's own parsers
+    get none (no tool, ``auto`` without strict tools)."""
+    if not fmts or not request.tools or request.tool_choice == "none" or not envs.VLLM_ENFORCE_STRICT_TOOL_CALLING:
         return None
     tools = get_structural_tag_tools(model_key, request.tools, request.tool_choice)
     resolved = resolve_tool_strictness(tools, request.tool_choice, strict_level) if tools else None
@@ -53,7 +52,7 @@ def structural_tag(fmt: str, model_key: str, request: Any, strict_level: Any) ->
     )
     specs = [t for t in map(_tool, resolved) if t is not None and (forced is None or t.name == forced)]
     simple: Choice = "forced" if forced is not None else "auto" if choice in (None, "auto") else "required"
-    tag = build_tag(decl, specs, simple)
+    tag = format_tag(fmts[0], specs, simple) if len(fmts) == 1 else any_format_tag(fmts, specs, simple)
     return None if tag is None else StructuralTag.model_validate(tag)
 
 

@@ -36,8 +36,8 @@ class BlockState(State):
     def _noise(self, eng: Engine, j: int, final: bool) -> bool | None:
         """Text at ``j`` is noise (True: skipped to the next marker), not (False), or undecided (None)."""
         buf = eng.buf
-        hit = self.table.markers.search(buf, j)
-        if hit is not None and hit[0] - j <= LOOKAHEAD:
+        hit = self.table.markers.search_near(buf, j, j + LOOKAHEAD)  # bounded: noise never scans the buffer
+        if hit is not None:
             if hit[2] is not None:
                 eng.pos = hit[0]
                 return True

@@ -180,9 +180,18 @@ def _plain_json(value: Any, depth: int = 0) -> Any:
     raise ValueError(f"not JSON data: {type(value).__name__}")
 
 
+def _escaped_once(text: str) -> Any:
+    """``text`` as JSON that was JSON-escaped once (``[{\\"id\\": 1}]``, as GLM models write an array value
+    inside ``<arg_value>``): read as a string's inside, then as JSON. Only where an escaped quote shows it."""
+    if '\\"' not in text:
+        raise ValueError("not escaped")
+    return json.loads(json.loads('"' + text + '"'))
+
+
 def _structured(text: str, kind: type) -> Any:
-    """``text`` parsed as JSON, else as a Python literal, when the result is a ``kind`` (dict or list)."""
-    for parse in (json.loads, ast.literal_eval):
+    """``text`` parsed as JSON, else as a Python literal, else as JSON escaped once, when the result is a
+    ``kind`` (dict or list)."""
+    for parse in (json.loads, ast.literal_eval, _escaped_once):
         try:
             value = _plain_json(parse(text))
         except (ValueError, SyntaxError, TypeError, OverflowError, RecursionError, MemoryError):

@@ -37,7 +37,8 @@ class _JsonBody(State):
 
     # closers: required (or, with optional_close, optional) end markers after the JSON value;
     # ends: malformed JSON is swallowed through the first of these (default: the closers);
-    # stops: ... or up to the first of these (left for the scan: e.g. the next call's opener);
+    # stops: ... or up to the first of these (left for the scan: e.g. the next call's opener), which also
+    #   end a call with closers when one stands right after its complete JSON (the closer was left out);
     # phase: 0 reading JSON, 1 expecting the closer, 2 recovering after malformed JSON.
     __slots__ = ("closers", "ends", "stops", "optional_close", "fenced", "phase")
     closers: tuple[str, ...]
@@ -57,8 +58,9 @@ class _JsonBody(State):
         j = skip_ws(buf, end)
         if j >= len(buf) and not final:
             return False
-        if getattr(self, "several", False) and j < len(buf) and buf[j] == ",":
-            k = skip_ws(buf, j + 1)
+        # Several objects before the closer, after a comma or on lines of their own (MiniMax-M1).
+        if getattr(self, "several", False) and j < len(buf) and (buf[j] == "," or (buf[j] == "{" and j > end)):
+            k = skip_ws(buf, j + 1) if buf[j] == "," else j
             if k >= len(buf) and not final:
                 return False
             if k < len(buf) and buf[k] == "{" and isinstance(self, JsonCallState):
@@ -94,6 +96,15 @@ class _JsonBody(State):
                 return False
             if ok:
                 self._finish(eng, j + len(closer))
+                return True
+        for marker in self.stops:
+            # The next call's opener right after the complete JSON: this call's closer was left out; it
+            # ends here and the opener is left for the scan.
+            ok = starts_or_prefix(buf, j, marker)
+            if ok is None and not final:
+                return False
+            if ok:
+                self._finish(eng, end)
                 return True
         if self.optional_close or not self.closers:
             self._finish(eng, end)

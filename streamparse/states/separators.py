@@ -86,6 +86,10 @@ class _Channel:
             self.released = True
         return body
 
+    def widen(self, dropped: str) -> None:
+        """``dropped`` was separator whitespace (the layout of markup): the joiner accounts for it."""
+        self._widen(dropped)
+
     def _widen(self, dropped: str) -> None:
         # A newline, else a space, else the first blank dropped (a tab): the joiner is a character of the input,
         # and the same whatever the chunking (the order of preference, not of arrival, decides).

@@ -96,7 +96,7 @@ _WRAPPERS = ("arguments", "input")
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending", "plain")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending", "plain", "keys")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
@@ -107,6 +107,7 @@ class TagCallState(State):
         self.escaped = escaped  # literal ``\n`` between the tags: the call was JSON-escaped once
         self.pending: ValueWriter | None = None  # a complete wrapper parameter, held until the call's end
         self.plain = syn.plain_values()  # (asked after every step of a streaming value: once per call)
+        self.keys: set[str] = set()  # the call's parameter names so far (bounded by the call's size)
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         value = self.value
@@ -198,6 +199,9 @@ class TagCallState(State):
         if m is None:
             eng.pos = s
             return False
+        if not m and final and buf.find(syn.header_end, e) < 0:
+            eng.pos = len(buf)  # the output ended inside a parameter's header: the call was cut (truncated)
+            return False
         if not m:
             call = eng.call
             if call is not None and call.reject is None:
@@ -212,6 +216,10 @@ class TagCallState(State):
             raw_json = m.group("string").lower() != "true"
         if "type" in m.re.groupindex and m.group("type") is not None:
             raw_json = m.group("type") != "string"  # a declared type attribute: string is raw text, else JSON
+        if key in self.keys and eng.call is not None and eng.call.reject is None:
+            # Which of the two values was meant is unknowable, and a JSON object cannot hold both.
+            eng.call.reject, eng.call.detail = Reason.MALFORMED, f"parameter {key!r} given twice"
+        self.keys.add(key)
         self.close = syn.param_close or f"</{key}>"
         self._release(eng)
         deferred = self.nparams == 0 and key in _WRAPPERS and _undeclared(eng, key)

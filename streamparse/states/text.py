@@ -72,8 +72,15 @@ REASONING_DROPPED = ("<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>")
 
 
 def drop(eng: Engine, s: int, e: int, final: bool) -> bool:
-    """Markup that is removed and nothing more (control tokens, an orphan ``</think>``)."""
+    """Markup that is removed and nothing more (control tokens, an orphan ``</think>``). A control token
+    declared with the whitespace its template writes after it (GigaChat's ``<|message_sep|>\n\n``) drops
+    that whitespace as a separator: visible text that resumes after it is joined as after dropped whitespace."""
     eng.pos = e
+    marker = eng.buf[s:e]
+    layout = marker[len(marker.rstrip()) :]
+    state = eng.state
+    if layout and isinstance(eng.sep, Separators) and type(state) is ScanState and not state.reasoning:
+        eng.sep.widen(layout)
     return True
 
 

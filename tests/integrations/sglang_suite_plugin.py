@@ -43,7 +43,7 @@ DETECTORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("gigachat3_detector", "GigaChat3Detector"): ("gigachat3",),
     ("gigachat35_detector", "GigaChat35Detector"): ("gigachat35",),
     ("gemma4_detector", "Gemma4Detector"): ("gemma4",),
-    ("hunyuan_detector", "HunyuanDetector"): ("hy3", "hy3_plain"),
+    ("hunyuan_detector", "HunyuanDetector"): ("hy3_plain", "hy3"),  # SGLang's default: the bare tokens
     ("minicpm5_detector", "MiniCPM5Detector"): ("minicpm5",),
     ("minimax_m2", "MinimaxM2Detector"): ("minimax",),
     ("internlm_detector", "InternlmDetector"): ("internlm",),

@@ -21,7 +21,14 @@ from xgrammar.testing import _is_grammar_accept_string
 import streamparse
 from streamparse import formats
 from streamparse.integrations import vllm as adapter
-from streamparse.integrations.structural import Tool, declaration_for, structural_tag
+from streamparse.integrations.structural import (
+    Tool,
+    any_format_tag,
+    declaration_for,
+    format_tag,
+    has_tag,
+    structural_tag,
+)
 
 PARAMS = {
     "type": "object",
@@ -70,7 +77,14 @@ TEXTS: dict[str, str] = {
     "step3": '<｜tool_calls_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Paris</steptml:parameter><steptml:parameter name="days">3</steptml:parameter></steptml:invoke><｜tool_calls_end｜>',
     "solar_open2": "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Paris<|tool_arg:end|><|tool_arg:start|>days<|tool_arg:value|>3<|tool_arg:end|><|tool_call:end|>",
     "kimi_k3": '<|open|>tools<|sep|><|open|>call tool="get_weather"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|open|>argument key="days" type="integer"<|sep|>3<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+    "muse": '<atem:function_calls>\n<atem:invoke name="get_weather">\n<atem:parameter name="city">Paris</atem:parameter>\n<atem:parameter name="days">3</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
     "gigachat35": f'<{G}tool_calls><{G}invoke name="get_weather"><{G}parameter name="city" string="true">Paris</{G}parameter><{G}parameter name="days" string="false">3</{G}parameter></{G}invoke></{G}tool_calls>',
+    "ernie45": '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}</tool_call>',
+    "granite_20b_fc": '<function_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}',
+    "inkling": '<|content_invoke_tool_json|>{"name": "get_weather", "args": {"city": "Paris", "days": 3}}<|end_message|>',
+    # Values are stripped, so the tag writes a newline after each tag as the template does.
+    "dots": '<dots_function_call><invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke></dots_function_call>',
+    "k2_horizon": "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value><ifm|arg_key>days</ifm|arg_key><ifm|arg_value>3</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
 }
 
 # The xgrammar / vLLM tag of vLLM's own parser for the family.
@@ -106,6 +120,7 @@ def parsed(fmt: str, text: str) -> list[tuple[str, Any]]:
 
 def test_every_format_with_a_declaration_or_writer_has_a_hand_written_call() -> None:
     assert {f for f in formats.names() if declaration_for(f) is not None} == set(TEXTS)
+    assert {f for f in formats.names() if has_tag(f)} == set(TEXTS) | {"harmony"}
 
 
 @pytest.mark.parametrize("fmt", sorted(TEXTS))
@@ -163,8 +178,7 @@ def test_auto_gets_a_tag_only_with_strict_tools_as_with_vllm_s_parsers() -> None
 
 
 def test_a_format_without_a_declaration_gets_vllm_s_json_schema_constraint_not_an_error() -> None:
-    # harmony used to name xgrammar's "harmony" template, which vLLM 0.33 does not have (a ValueError).
-    for fmt in ("harmony", "pythonic"):
+    for fmt in ("pythonic",):
         cls = ParserManager.get_parser(tool_parser_name=f"streamparse_{fmt}", enable_auto_tools=True)
         out = cls(marker_tokenizer(), [WEATHER]).adjust_request(chat_request(tools=[WEATHER], tool_choice="required"))
         assert out.structured_outputs is not None and out.structured_outputs.structural_tag is None
@@ -291,3 +305,80 @@ def test_the_rendered_call_of_every_format_parses_back(fmt: str) -> None:
     text = render(tag["format"], dict(CALL[1]))
     assert accepts(tag, text)
     assert parsed(fmt, text) == [CALL], text
+
+
+# -- harmony: a writer of the whole message stream (its channels are not in the declaration vocabulary) ------
+
+HARMONY_ARGS = '{"city": "Paris", "days": 3}'
+HARMONY_CALLS = [
+    f"<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{HARMONY_ARGS}<|call|>",
+    f" to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{HARMONY_ARGS}<|call|>",
+    f" to=functions.get_weather<|channel|>commentary json<|message|>{HARMONY_ARGS}<|call|>",
+]
+THOUGHT = "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant"
+
+
+@pytest.mark.parametrize("call", HARMONY_CALLS)
+def test_harmony_s_tag_accepts_each_header_spelling_after_reasoning_and_it_parses_back(call: str) -> None:
+    for choice in ("required", "forced", "auto"):
+        tag = format_tag("harmony", [TOOL], choice)
+        assert tag is not None and accepts(tag, call) and accepts(tag, THOUGHT + call), choice
+        assert not accepts(tag, call.replace("get_weather", "get_wether")), choice
+    assert not accepts(format_tag("harmony", [TOOL], "required"), "<|channel|>final<|message|>Hi.<|end|>")
+    assert accepts(format_tag("harmony", [TOOL], "auto"), "<|channel|>final<|message|>Hi.<|end|>")
+    one = format_tag("harmony", [TOOL], "required", parallel=False)
+    assert not accepts(one, call + "<|start|>assistant" + HARMONY_CALLS[0])
+    assert accepts(format_tag("harmony", [TOOL], "required"), call + "<|start|>assistant" + HARMONY_CALLS[0])
+    assert parsed("harmony", THOUGHT + call) == [CALL]
+
+
+def test_vllm_s_parser_hands_on_harmony_s_tag() -> None:
+    cls = ParserManager.get_parser(tool_parser_name="streamparse_harmony", enable_auto_tools=True)
+    out = cls(marker_tokenizer(), [WEATHER]).adjust_request(chat_request(tools=[WEATHER], tool_choice="required"))
+    assert out.structured_outputs is not None and out.structured_outputs.structural_tag is not None
+    assert json.loads(out.structured_outputs.structural_tag) == full(format_tag("harmony", [TOOL], "required"))
+
+
+# -- the multi-format parser (`--tool-parser streamparse`) ---------------------------------------------------
+
+
+def _streamparse_tag(model: str, choice: str = "required") -> Any:
+    cls = ParserManager.get_parser(tool_parser_name="streamparse", enable_auto_tools=True)
+    out = cls(marker_tokenizer(), [WEATHER]).adjust_request(
+        chat_request(model=model, tools=[WEATHER], tool_choice=choice)
+    )
+    assert out.structured_outputs is not None and out.structured_outputs.structural_tag is not None
+    return json.loads(out.structured_outputs.structural_tag)
+
+
+def test_the_multi_format_parser_uses_the_served_model_s_format_when_its_preset_knows_it() -> None:
+    assert _streamparse_tag("Qwen/Qwen3-8B") == full(format_tag("hermes", [TOOL], "required"))
+    assert _streamparse_tag("moonshotai/Kimi-K2-Instruct") == full(format_tag("kimi_k2", [TOOL], "required"))
+
+
+AUTO_SET = [f for f in streamparse.StreamParser().formats if f in TEXTS]
+
+
+def test_an_unknown_model_gets_one_tag_for_the_calls_of_every_format_it_parses() -> None:
+    tag = _streamparse_tag("some-org/unknown-model")
+    assert tag == full(any_format_tag(streamparse.StreamParser().formats, [TOOL], "required"))
+    for fmt in AUTO_SET:
+        assert accepts(tag, TEXTS[fmt]), fmt
+        assert not accepts(tag, TEXTS[fmt].replace("get_weather", "get_wether")), fmt
+    assert not accepts(tag, "Sure.")
+
+
+def test_the_any_format_auto_tag_lets_text_run_until_a_format_s_trigger() -> None:
+    tag = any_format_tag(streamparse.StreamParser().formats, [TOOL], "auto")
+    assert tag is not None
+    assert accepts(tag, "No call needed.")
+    triggered = [f for f in AUTO_SET if f != "solar_open"]  # open-ended section: left out (docstring)
+    for fmt in triggered:
+        assert accepts(tag, "Sure. " + TEXTS[fmt]), fmt
+
+
+@pytest.mark.parametrize("fmt", AUTO_SET)
+def test_what_the_any_format_tag_accepts_the_multi_format_parser_reads_back(fmt: str) -> None:
+    parser = adapter.TOOL_PARSERS["streamparse"](marker_tokenizer())
+    result = parser.extract_tool_calls(TEXTS[fmt], chat_request(model="some-org/unknown-model", tools=[WEATHER, PING]))
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in result.tool_calls] == [CALL]

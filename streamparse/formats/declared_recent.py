@@ -1,0 +1,157 @@
+"""Families of the engines' newest parser registries, written as declarations (formats/declaration.py).
+
+Each follows the family's reference parsers in vLLM and SGLang (no chat template of these models with tools
+could be read; docs/FORMATS.md says so per family) and compiles like every declared format.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..core.engine import Engine, Handler
+from ..core.lookahead import LOOKAHEAD, starts_or_prefix
+from .base import FormatSpec, Wiring
+from .compiler import compile_declaration, json_handler
+from .declaration import Call, Declaration, HeaderName, JsonName, Section, TaggedArgs, Values, Wrapper
+from .openers import Decision
+
+# K2 Horizon ("IFM"): <ifm|tool_calls> around <ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V
+# </ifm|arg_value></ifm|tool_call> (the default xml dialect); values sit inline, so their whitespace is data,
+# typed by the schema. The json dialect writes {"name": ..., "arguments": ...} (or a list of them) in the same
+# element: a second handler of the opener reads it. Reasoning (<ifm|think>, _fast, _faster) is built in.
+K2_HORIZON = Declaration(
+    "k2_horizon",
+    Call(
+        "<ifm|tool_call>",
+        "</ifm|tool_call>",
+        HeaderName(""),
+        TaggedArgs(
+            "<ifm|arg_key>",
+            "</ifm|arg_key>",
+            "</ifm|arg_value>",
+            value_open="<ifm|arg_value>",
+            values=Values(whitespace="verbatim"),
+        ),
+    ),
+    section=Section("<ifm|tool_calls>", "</ifm|tool_calls>"),
+    control_tokens=("</ifm|tool_calls>",),  # after the json dialect's calls, read outside the section's table
+    models="K2 Horizon (MBZUAI IFM)",
+    auto=True,
+)
+
+# dots: <dots_function_call> around XML invokes, <invoke name="NAME"><parameter name="K">V</parameter></invoke>;
+# values are stripped and typed by the schema (SGLang's and vLLM's dots parsers), which also read a JSON call
+# object in the block (a second handler of its opener). Its <invoke> is MiniMax's opener too: active where
+# named (presets), not in auto.
+DOTS = Declaration(
+    "dots",
+    Call(
+        "<invoke",
+        "</invoke>",
+        HeaderName(">", attribute="name"),
+        TaggedArgs("<parameter", ">", "</parameter>", key_attribute="name", values=Values(whitespace="strip")),
+    ),
+    section=Section("<dots_function_call>", "</dots_function_call>"),
+    control_tokens=("</dots_function_call>",),  # after a JSON block's call, and a stray one (vLLM drops it)
+    models="dots (rednote hi lab)",
+    notes="MiniMax's <invoke> inside its own block: active where named (presets), not in auto",
+)
+
+# Granite 20B function calling: each call is `<function_call> ` and a JSON call object, no closer (vLLM's
+# granite-20b-fc parser and its tests). <function_call> also wraps other models' JSON: active where named.
+GRANITE_20B_FC = Declaration(
+    "granite_20b_fc",
+    Call("<function_call>", None, JsonName()),
+    models="Granite 20B function calling (IBM)",
+    notes="a <function_call> prefix without closer: active where named (presets), not in auto",
+)
+
+# ERNIE 4.5 (thinking): `<think>...</think>` then the answer in `<response>...</response>` (vLLM's ernie45
+# reasoning parser), calls hermes-style in <tool_call>. The response tags are markup; `<tool_call>` is
+# hermes's opener: active where named (the ERNIE preset names hermes first, which reads the calls).
+ERNIE45 = Declaration(
+    "ernie45",
+    Call("<tool_call>", "</tool_call>", JsonName()),
+    content=Wrapper("<response>", "</response>"),
+    models="ERNIE 4.5 (Baidu)",
+    notes="hermes's calls; the <response> tags around the answer are removed: active where named (presets)",
+)
+
+# Inkling: a model message per call, `<|message_model|>NAME<|content_invoke_tool_json|>{"name": NAME, "args":
+# ARGS}<|end_message|>` (SGLang's Inkling detector, vLLM's inkling parser). The header repeating the name is
+# markup: a handler of <|message_model|> (a control token otherwise) reads it; where inkling is named, so does
+# one at the output start, for a prompt that ends with <|message_model|>. The header's name is not checked
+# against the payload's (SGLang drops a mismatch). Reasoning and text blocks are built in (states/text.py).
+_INK_OPEN, _INK_CLOSE, _INK_MESSAGE = "<|content_invoke_tool_json|>", "<|end_message|>", "<|message_model|>"
+INKLING = Declaration(
+    "inkling",
+    Call(_INK_OPEN, _INK_CLOSE, _INK_CALL := JsonName(arguments_field="args", alt_arguments_fields=())),
+    models="Inkling",
+    example=f'{_INK_MESSAGE}get_time{_INK_OPEN}{{"name": "get_time", "args": {{"timezone": "UTC"}}}}{_INK_CLOSE}',
+    auto=True,
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC, ERNIE45, INKLING)
+
+_INK_NAME = re.compile(r"[A-Za-z0-9_.\-:/]{0,200}")
+
+
+def _inkling_header(json_call: Handler) -> Handler:
+    """``NAME<|content_invoke_tool_json|>`` at ``e``: the call (begun at ``s``) reads on from its opener."""
+
+    def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
+        buf = eng.buf
+        m = _INK_NAME.match(buf, e)
+        assert m is not None  # the pattern matches the empty string
+        ok = starts_or_prefix(buf, m.end(), _INK_OPEN)
+        if ok is None:
+            return False if final or m.end() - e >= LOOKAHEAD else None
+        if not ok:
+            return False
+        return json_call(eng, s, m.end() + len(_INK_OPEN), final)
+
+    return handler
+
+
+def _with_json_dialect(spec: FormatSpec, opener: str, closer: str, shape: str) -> FormatSpec:
+    """``spec``, also reading a JSON call object or list of them after ``opener`` (up to ``closer``)."""
+    base, json_call = spec.wire, json_handler(spec.name, JsonName(), (closer,), several=True)
+
+    def wire(w: Wiring) -> None:
+        base(w)
+        w.on(opener, json_call)
+
+    return replace(spec, wire=wire, delimiters=spec.delimiters + " · " + shape)
+
+
+def _with_inkling_header(spec: FormatSpec) -> FormatSpec:
+    base = spec.wire
+    header = _inkling_header(json_handler(spec.name, _INK_CALL, (_INK_CLOSE,), several=False))
+
+    def wire(w: Wiring) -> None:
+        base(w)
+        w.on(_INK_MESSAGE, header)
+        if w.explicit:  # named only: under "auto" a first word would wait to see whether the opener follows
+            w.start.append(lambda eng, s, e, final: header(eng, s, s, final))
+
+    return replace(spec, wire=wire)
+
+
+SPECS: list[FormatSpec] = [
+    _with_json_dialect(
+        compile_declaration(K2_HORIZON),
+        "<ifm|tool_call>",
+        "</ifm|tool_call>",
+        '<ifm|tool_call>{"name": NAME, "arguments": ARGS}</ifm|tool_call>',
+    ),
+    _with_json_dialect(
+        compile_declaration(DOTS),
+        "<dots_function_call>",
+        "</dots_function_call>",
+        '<dots_function_call>{"name": NAME, "arguments": ARGS}</dots_function_call>',
+    ),
+    compile_declaration(GRANITE_20B_FC),
+    compile_declaration(ERNIE45),
+    _with_inkling_header(compile_declaration(INKLING)),
+]
