@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from invariants import byte_pieces, check_stream, random_pieces, run
 
 from streamparse import StreamParser, merge_events
+from streamparse import formats as catalog
 from streamparse.core.engine import Engine, ScanState
 from streamparse.events import (
     ReasoningDelta,
@@ -337,5 +338,45 @@ def test_word_and_start_markers_are_released_when_the_states_release_them(text: 
         mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
         mp.setattr(ScanState, "fast", lambda self, eng, text: None)
         slow = {label: _per_feed(chunks) for label, chunks in cuts.items()}
+    for label in fast:
+        assert fast[label] == slow[label], label
+
+
+EXAMPLES = {name: catalog.get(name).example for name in catalog.names()}
+
+
+def _feeds(chunks: list[str] | list[bytes], formats: object) -> tuple[list[list[object]], int]:
+    parser = StreamParser(formats=formats)  # type: ignore[arg-type]
+    out = [merge_events(parser.feed(c)) for c in chunks] + [merge_events(parser.close())]
+    return out, parser.stats.largest_holdback
+
+
+@FAST
+@given(
+    name=st.sampled_from(sorted(EXAMPLES)),
+    cut=st.integers(0, 1000),
+    drop=st.integers(0, 5),
+    seed=st.integers(0, 1000),
+    auto=st.booleans(),
+)
+def test_markup_arriving_in_pieces_is_kept_and_released_as_the_states_do(
+    name: str, cut: int, drop: int, seed: int, auto: bool
+) -> None:
+    # Every format's own call, whole and then with a few characters left out at a random place (a marker or a
+    # header broken off inside, a prefix that stops being one): feed by feed, and in the held-back bound, the
+    # engine waiting for a marker's prefix (FastPaths.wait_for) gives what the states give.
+    example = EXAMPLES[name]
+    i = cut % (len(example) + 1)
+    text = "Sure.\n" + example + "\n" + example[:i] + example[i + drop :] + " done"
+    formats: object = "auto" if auto else [name]
+    cuts: dict[str, list[str] | list[bytes]] = {
+        "chars": list(text),
+        "bytes": byte_pieces(text),
+        "random": random_pieces(text, seed, 6),
+    }
+    fast = {label: _feeds(chunks, formats) for label, chunks in cuts.items()}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
+        slow = {label: _feeds(chunks, formats) for label, chunks in cuts.items()}
     for label in fast:
         assert fast[label] == slow[label], label

@@ -136,6 +136,8 @@ class ScanState(State):
             if final:
                 eng.content(self.reasoning, buf[s:])
                 eng.pos = len(buf)
+            elif markers is (late if eng.seen_output else self.table.markers):  # (what the next step searches)
+                eng.wait_for(markers, s)
             return False
         sep = eng.sep
         for handler in self.table.lookup(tok):
@@ -396,7 +398,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.hot_special = None
         self.text_search = self.held_scan = self.wait = None
         while self.state.step(self, final):
-            pass
+            self.wait = None  # (only the step that stops may wait: FastPaths.wait_for)
         call = self.call
         if call is not None and call.pending and call.started:
             self._flush_deltas(call)
@@ -422,38 +424,6 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                 self.text_search = scan
         else:
             self.scan_text = None
-
-    def _trim(self) -> None:
-        """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
-        pos = self.pos
-        call = self.call
-        if call is not None and not call.closed:
-            if pos > call.raw_mark:
-                piece = self.buf[call.raw_mark : pos]
-                loose = call.loose
-                if not loose or not (len(piece) >= 32 or call.raw_parts.spans) or not call.share_loose(piece):
-                    call.raw_parts.append(piece)
-                call.raw_len += len(piece)
-                call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
-            if call.loose:
-                call.loose.clear()
-            limit = self.limit
-            if limit is not None and call.raw_len > limit:
-                self.reject_too_large()
-        if pos > CTX:
-            self.buf = self.buf[pos - CTX :]
-            self.pos = CTX
-            if call is not None:
-                call.raw_mark = CTX
-        held = len(self.buf) - self.pos
-        if held > self.largest_hold:
-            self.largest_hold = held
-            self.stats.largest_holdback = held
-
-    def note_hold(self, n: int) -> None:
-        if n > self.largest_hold:
-            self.largest_hold = n
-            self.stats.largest_holdback = n
 
     def push(self, state: State) -> None:
         self.stack.append(self.state)

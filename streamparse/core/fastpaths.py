@@ -14,7 +14,10 @@
 - Limited (``_feed_limited``, not fast): with ``max_call_chars`` a chunk that could take a call past the
   limit is fed in pieces.
 
-Mixed into :class:`~streamparse.core.engine.Engine`.
+- Waiting (``wait_for``): while a state holds a marker's prefix (or a handler the prefix of the tag that must
+  follow its header) and only more of it can decide, a chunk that keeps it a proper prefix is only kept.
+
+Also the buffer's upkeep after the states ran (``_trim``). Mixed into :class:`~streamparse.core.engine.Engine`.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from json.encoder import encode_basestring  # the C string escaper json.dumps us
 from typing import Any, Protocol
 
 from ..events import Event, TextDelta, slot_setter, tool_call_delta
+from ..stats import ParserStats
 from .calls import Candidate
 from .json_reader import DQ_RUN, DQ_SPECIAL
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
+from .scanner import MarkerSet
 
 _new = object.__new__
 _set_text = slot_setter(TextDelta, "text")
@@ -41,7 +46,8 @@ class Search(Protocol):
 
 
 class FastPaths:
-    """Mixin: the armed path's state and its slow half (the commonest chunk is inlined in ``feed``)."""
+    """Mixin: the armed path's state and its slow half (the commonest chunk is inlined in ``feed``), the wait
+    for a marker arriving in pieces, and the buffer's upkeep."""
 
     buf: str
     pos: int
@@ -52,7 +58,7 @@ class FastPaths:
     hot_escape: bool
     hot_bs: bool
     hot_special: Callable[[str], object] | None
-    wait: tuple[str, int] | None
+    wait: tuple[str | MarkerSet | re.Pattern[str], int] | None
     state: Any
     seen_output: bool
     released: int
@@ -61,18 +67,45 @@ class FastPaths:
     scan_text: Search | None
 
     cfg: Any
+    stats: ParserStats
     events: list[Event]
     reject_too_large: Callable[[], None]  # (CallLifecycle's)
     release_text: Callable[[str], list[Event]]  # (Engine's: visible text through the separator policy)
-
-    def note_hold(self, n: int) -> None:
-        raise NotImplementedError
 
     def _run(self, final: bool) -> None:
         raise NotImplementedError
 
     def _trim(self) -> None:
-        raise NotImplementedError
+        """Drop consumed text, keeping CTX characters of context; move an open call's raw text aside."""
+        pos = self.pos
+        call = self.call
+        if call is not None and not call.closed:
+            if pos > call.raw_mark:
+                piece = self.buf[call.raw_mark : pos]
+                loose = call.loose
+                if not loose or not (len(piece) >= 32 or call.raw_parts.spans) or not call.share_loose(piece):
+                    call.raw_parts.append(piece)
+                call.raw_len += len(piece)
+                call.raw_mark = pos  # (the buffer is not cut below when pos <= CTX)
+            if call.loose:
+                call.loose.clear()
+            limit = self.limit
+            if limit is not None and call.raw_len > limit:
+                self.reject_too_large()
+        if pos > CTX:
+            self.buf = self.buf[pos - CTX :]
+            self.pos = CTX
+            if call is not None:
+                call.raw_mark = CTX
+        held = len(self.buf) - self.pos
+        if held > self.largest_hold:
+            self.largest_hold = held
+            self.stats.largest_holdback = held
+
+    def note_hold(self, n: int) -> None:
+        if n > self.largest_hold:
+            self.largest_hold = n
+            self.stats.largest_holdback = n
 
     def _fits(self, text: str) -> bool:
         """True when ``text`` cannot take the open call (or one beginning in it) past ``max_call_chars``."""
@@ -176,10 +209,12 @@ class FastPaths:
             return self._text_tail(joined, pos, m.start())
         return None
 
-    def wait_for(self, marker: str, start: int) -> None:
-        """A state holds ``buf[start:]``, a proper prefix of ``marker``, and only more of it can change its
-        answer (a call's closer arriving in pieces): until the held text is the whole marker or stops being
-        a prefix of it, chunks are only kept (``_still_waiting``), as the state's step would keep them."""
+    def wait_for(self, marker: str | MarkerSet | re.Pattern[str], start: int) -> None:
+        """A state holds ``buf[start:]``, a proper prefix of ``marker`` (or of a marker of the set ``marker``
+        that the state's next step would search for there), and only more of it can change its answer (a
+        marker arriving in pieces): until the held text is a whole marker or stops being a prefix of one,
+        chunks are only kept (``_still_waiting``), as the state's step would keep them. A pattern: the held
+        text stays undecided while the pattern matches all of it (a header whose end has not come yet)."""
         if self.limit is None:
             self.wait = (marker, start - self.pos)
 
@@ -188,7 +223,14 @@ class FastPaths:
         marker, offset = self.wait  # type: ignore[misc]
         buf = self.buf + text
         start = self.pos + offset
-        if len(buf) - start >= len(marker) or not buf.startswith(marker[: len(buf) - start], start):
+        if type(marker) is str:
+            if len(buf) - start >= len(marker) or not buf.startswith(marker[: len(buf) - start], start):
+                return False
+        elif type(marker) is MarkerSet:  # a set's marker: a whole one, or text that is none, goes to the state
+            found = marker.match(buf, start)
+            if found is None or found[2] is not None or found[1] != len(buf):
+                return False
+        elif marker.fullmatch(buf, start) is None:  # type: ignore[union-attr]  # (a pattern of undecided text)
             return False
         self.buf = buf
         if len(buf) - self.pos > self.largest_hold:

@@ -146,6 +146,13 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
     args_open = args.noise + "<" if isinstance(args, ElementArgs) else args.open
     ends = (args_open or "{", call.close or "") if not name.end else ()
+    # A plain name read up to its end marker: while the text after the opener stays short, without a blank
+    # and without that marker, the header is undecided and only more text decides (FastPaths.wait_for).
+    undecided = (
+        re.compile(f"(?:(?!{re.escape(name.end)})\\S){{0,{LOOKAHEAD - 1}}}")
+        if name.end and name.attribute is None
+        else None
+    )
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
@@ -158,6 +165,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 return cut_off(eng, s, fmt, final)
             if m is None and not _header_prefix(buf, e, name.attribute is not None):
                 return False  # prose after a shared opener: released now, not held for LOOKAHEAD
+            if m is None and undecided is not None and not final:
+                eng.wait_for(undecided, e)
             return m
         end = m.end()
         call_id = (m.group("id") or None) if id_end is not None else None
@@ -185,9 +194,12 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 if j is False and final:
                     return cut_off(eng, s, fmt, final)
                 return j
-            results = [starts_or_prefix(buf, j, w) for w in (syntax.param_open, syntax.call_close, *block_open)]
+            words = (syntax.param_open, syntax.call_close, *block_open)
+            results = [starts_or_prefix(buf, j, w) for w in words]
             if not any(results):
                 if None in results:  # the stream may still (or, at its end, did) cut the first tag
+                    if not final:  # only more of the shortest such tag decides (a mismatch stays one)
+                        eng.wait_for(min((w for w, r in zip(words, results, strict=True) if r is None), key=len), j)
                     return cut_off(eng, s, fmt, final)
                 return False
             if not results[-1] or not block_open:

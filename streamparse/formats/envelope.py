@@ -10,7 +10,7 @@ import json
 import re
 
 from ..core.engine import Engine, State
-from ..core.json_reader import JsonReader
+from ..core.json_reader import DONE, ERROR, JsonReader
 from ..rejections import Reason
 from ..states.call_fields import CallExtractor
 from .shape import INVALID, load_json
@@ -121,16 +121,15 @@ class EnvelopeState(State):
         sink = self.sink
         reader = sink.reader
         eng.pos = reader.feed(eng.buf, eng.pos, final)
-        if sink.ext.streaming:
+        ext = sink.ext
+        if ext.args_depth >= 0 and ext.args_kind == "{":  # (ext.streaming, inlined: once per chunk)
             eng.args(reader.drain())
         elif sink.in_content:
             sink.content(reader.drain(), False)
-        if reader.failed:
-            if eng.call is not None:
-                eng.fail_call(Reason.MALFORMED, f"invalid JSON: {reader.error}", eng.pos)
-            eng.pop()
-            return True
-        if reader.done:
-            eng.pop()
-            return True
-        return False
+        state = reader.state
+        if state < DONE:  # (neither done nor failed: the common case, without the properties)
+            return False
+        if state == ERROR and eng.call is not None:
+            eng.fail_call(Reason.MALFORMED, f"invalid JSON: {reader.error}", eng.pos)
+        eng.pop()
+        return True

@@ -59,6 +59,8 @@ def wire_llama3_json_marked(w: Wiring) -> None:
 # -- mistral ----------------------------------------------------------------------------------------------
 
 TOOL_CALLS = "[TOOL_CALLS]"
+# A name that runs to the end of the buffer and may still grow (TOOL_NAME's match, shorter than NAME_MAX).
+_NAME_GROWING = re.compile(rf"\w[\w.\-]{{0,{NAME_MAX - 2}}}")
 _CALL_ID = re.compile(r"[^\[\]\s{}]{1,200}")
 
 
@@ -82,12 +84,18 @@ def mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return False
     i = m.end()
     if i >= len(buf):
-        return False if i - j >= NAME_MAX else cut_off(eng, s, fmt, final)
+        if i - j >= NAME_MAX:
+            return False
+        if not final:
+            eng.wait_for(_NAME_GROWING, j)  # only more of the name (or what follows it) decides
+        return cut_off(eng, s, fmt, final)
     call_id = None
     marked = False
     if buf[i] == "[":
         ok = starts_or_prefix(buf, i, "[CALL_ID]")
         if ok is None:
+            if not final:
+                eng.wait_for("[CALL_ID]", i)  # (``[A``, the start of ``[ARGS]``, ends the wait: the step decides)
             return cut_off(eng, s, fmt, final)
         if ok:
             idm = _CALL_ID.match(buf, i + 9)
@@ -99,6 +107,8 @@ def mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
             i = idm.end()
         ok = starts_or_prefix(buf, i, "[ARGS]")
         if ok is None:
+            if not final:
+                eng.wait_for("[ARGS]", i)
             return cut_off(eng, s, fmt, final)
         if not ok:
             return False

@@ -104,6 +104,8 @@ class BlockState(State):
             if final:
                 eng.pop()
                 return True
+            if tok is None:
+                eng.wait_for(self.table.markers, j)  # a marker's prefix: only more of it decides
             return False
         eng.pos = j
         for handler in self.table.lookup(tok):

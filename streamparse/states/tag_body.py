@@ -96,7 +96,7 @@ _WRAPPERS = ("arguments", "input")
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending", "keys")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending", "plain", "keys")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
@@ -106,6 +106,7 @@ class TagCallState(State):
         self.nparams = 0
         self.escaped = escaped  # literal ``\n`` between the tags: the call was JSON-escaped once
         self.pending: ValueWriter | None = None  # a complete wrapper parameter, held until the call's end
+        self.plain = syn.plain_values()  # (asked after every step of a streaming value: once per call)
         self.keys: set[str] = set()  # the call's parameter names so far (bounded by the call's size)
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
@@ -114,7 +115,7 @@ class TagCallState(State):
             return None
         if value.nl_end:  # a line start a closer after it may need (lenient closers): the states decide
             return None
-        if not self.syn.plain_values():
+        if not self.plain:
             return None  # a value-scope marker _PLAIN_VALUE does not stop at (K3's ``<|close|>``)
         return _PLAIN_VALUE, True
 
@@ -145,6 +146,8 @@ class TagCallState(State):
                     end = len(buf)
                 self.value.write(buf[pos:end])
                 eng.pos = end
+                if found is not None and not final:
+                    eng.wait_for(syn.value_table(self.close).markers, end)  # a marker's prefix is held
                 return False
             s, e, tok = found
             if tok == CDATA_OPEN:
@@ -176,6 +179,8 @@ class TagCallState(State):
             end = len(buf) if found is None else found[0]
             self._junk(eng, buf[pos:end])
             eng.pos = end
+            if found is not None and not final:
+                eng.wait_for(syn.body_table().markers, end)  # a marker's prefix is held
             return False
         s, e, tok = found
         self._junk(eng, buf[pos:s])
