@@ -8,9 +8,8 @@ gives the same events."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import re
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
