@@ -14,6 +14,7 @@ from . import formats as catalog
 from .core.engine import Engine, Handler, MarkerTable, ScanState, State
 from .formats import unmarked
 from .formats.base import DeclaredReasoning, Wiring
+from .formats.declaration_base import check_marker
 from .formats.openers import unparsed_block
 from .formats.pyish import pythonic_after_prose
 from .states.declared_text import open_declared_reasoning, text_separators
@@ -75,10 +76,13 @@ class Tables:
         explicit: bool = False,
         fallback: str | None = None,
         tools: bool = False,
+        control_tokens: tuple[str, ...] = (),
     ) -> None:
         w = Wiring(active=frozenset(active), explicit=explicit)
         for name in active:
             catalog.CATALOG[name].wire(w)
+        # The parser's own control tokens (a preset's: MiniCPM-V's reserved markers), dropped as declared ones.
+        w.dropped.extend(t for t in control_tokens if t not in w.dropped)
         unmarked.wire_bare(w)  # bare llama3_json / tool_request form c: their specs live in formats/marked.py
         self.wiring = w
         # Start handlers (start rule): named unmarked formats always; otherwise per the fallback policy (gates.py).
@@ -199,9 +203,10 @@ def tables(
     fallback: str | None = None,
     tools: bool = False,
     generation: int = 0,
+    control_tokens: tuple[str, ...] = (),
 ) -> Tables:
     """The tables of one configuration; ``generation`` (of the catalog) keeps a re-registered name fresh."""
-    return Tables(active, promote, explicit, fallback, tools)
+    return Tables(active, promote, explicit, fallback, tools, control_tokens)
 
 
 class Config:
@@ -221,6 +226,7 @@ class Config:
         non_object_args: NonObjectArgs = "reject",
         separators: SeparatorsOption = "drop",
         prompt: str | None = None,
+        control_tokens: Sequence[str] = (),
     ) -> None:
         active = catalog.resolve(formats)
         if separators not in SEPARATORS:
@@ -235,6 +241,11 @@ class Config:
             raise ValueError(f"fallback must be one of {FALLBACK_MODES}, not {fallback!r}")
         if max_call_chars is not None and max_call_chars < 1:
             raise ValueError("max_call_chars must be a positive number of characters")
+        if isinstance(control_tokens, str):
+            raise ValueError(f"control_tokens must be a list of strings, not the string {control_tokens!r}")
+        self.control_tokens = tuple(control_tokens)
+        for i, token in enumerate(self.control_tokens):
+            check_marker(f"control_tokens[{i}]", token)
         self.formats = active
         self.format_set = frozenset(active)
         self.auto = formats is None or formats == "auto"
@@ -251,7 +262,9 @@ class Config:
         self.non_object_args = non_object_args
         self.separators = separators
         promote = calls_in_reasoning == "promote"
-        self.tables = tables(active, promote, not self.auto, fallback, self.tools is not None, catalog.generation())
+        self.tables = tables(
+            active, promote, not self.auto, fallback, self.tools is not None, catalog.generation(), self.control_tokens
+        )
         if start_in_reasoning is None and self.prompt_tail is not None:
             self.start_in_reasoning = self.prompt_opens_reasoning(self.prompt_tail)
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import formats as catalog
 from .config import CallsInReasoning, Coercion, Config, Fallback, FormatsOption, NonObjectArgs
-from .core.calls import Candidate, instantiate
+from .core.calls import Candidate
 from .core.engine import Engine
 from .core.parts import Parts
 from .errors import ParserClosedError
@@ -22,13 +21,13 @@ from .events import (
     ToolCallEnd,
     ToolCallRejected,
     ToolCallStart,
-    Validation,
 )
 from .formats.escaped_newlines import EscapedNewlines
 from .messages import finish_reason
 from .partial import CallSnapshot, PartialJson, copy_value
 from .states.separators import SeparatorsOption
 from .stats import ParserStats
+from .structured_calls import verdict as structured_verdict
 from .token_input import TokenGuard
 
 log = logging.getLogger("streamparse")
@@ -54,6 +53,8 @@ class StreamParser:
     ``"keep"`` leaves that whitespace in the text (docs/FORMATS.md, exact output).
     ``escaped_newlines``: text and reasoning get back the newlines a tokenizer decoded as ``\\n`` (MiniCPM-V's
     preset sets it; call arguments, code and math keep theirs: ``formats/escaped_newlines.py``).
+    ``control_tokens``: more markup removed from text and reasoning, as ``<|im_end|>`` is (MiniCPM-V's preset
+    gives its reserved markers ``<reserved_12>``...``<|reserved_15|>``).
     ``calls`` / ``snapshot(index)``: each call as far as it has streamed (:class:`CallSnapshot`).
     ``record=True`` keeps every event so that :meth:`result` can give the whole turn (memory then grows with
     the stream; off by default, so a parser holds no more than its longest open call).
@@ -79,6 +80,7 @@ class StreamParser:
         separators: SeparatorsOption = "drop",
         prompt: str | None = None,
         escaped_newlines: bool = False,
+        control_tokens: Sequence[str] = (),
     ) -> None:
         self._config = Config(
             formats,
@@ -92,6 +94,7 @@ class StreamParser:
             non_object_args=non_object_args,
             separators=separators,
             prompt=prompt,
+            control_tokens=control_tokens,
         )
         self._engine = Engine(self._config)
         # Token-id input (``feed_tokens``): markers that are special tokens count only as their token ids.
@@ -158,6 +161,7 @@ class StreamParser:
         options.setdefault("formats", catalog.siblings(preset.formats) if preset.matched else "auto")
         if preset.escaped_newlines:
             options.setdefault("escaped_newlines", True)
+        options.setdefault("control_tokens", preset.control_tokens)
         if options.get("prompt") is None:  # a prompt says where the output starts better than the request
             options.setdefault("start_in_reasoning", start_in_reasoning_for(model_id, chat_template_kwargs))
         parser = cls(**options)
@@ -374,7 +378,7 @@ class StreamParser:
         if not cand.has_args:
             cand.args.append("{}")
             out.append(ToolCallDelta(index, "{}"))
-        verdict = self._verdict(cand, cand.args.join(), cut)
+        verdict = structured_verdict(self._config.tools, cand, cand.args.join(), cut)
         if isinstance(verdict, ToolCall):
             cand.outcome = verdict
             self._engine.accepted += 1
@@ -382,26 +386,6 @@ class StreamParser:
             return self._kept([*out, ToolCallEnd(index, verdict)])
         reason, detail, arguments = verdict
         return self._kept(out + self._reject_structured(cand, reason, detail, arguments))
-
-    def _verdict(self, cand: Candidate, args_json: str, cut: bool) -> ToolCall | tuple[str, str, str | None]:
-        """The checks of a parsed call's end (core/calls.py ``end_call``): a ToolCall, or why not."""
-        if cut:
-            return "truncated", "the stream ended inside the call", None
-        try:
-            args = json.loads(args_json)
-        except (ValueError, RecursionError) as exc:
-            return "malformed", f"arguments are not valid JSON: {exc}", None
-        if not isinstance(args, dict):
-            return "malformed", "arguments are not a JSON object", None
-        tools, parsed, name = self._config.tools, None, cand.name or ""
-        if tools is not None:
-            problem = tools.validate(name, args)
-            if problem is None:
-                parsed, problem = instantiate(tools.model_for(name), args)
-            if problem is not None:
-                return "schema_violation", problem, args_json
-        validation: Validation = "skipped" if tools is None else "pass"
-        return ToolCall(cand.id or "", name, args, args_json, cand.format, args_json, False, [], validation, parsed)
 
     def _reject_structured(self, cand: Candidate, reason: str, detail: str, arguments: str | None) -> list[Event]:
         assert cand.index is not None

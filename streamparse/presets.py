@@ -74,6 +74,9 @@ class Preset:
     string) or ``"alnum9"`` (exactly 9 letters/digits: Mistral's templates reject anything else)."""
     escaped_newlines: bool = False
     """The tokenizer decodes a newline as ``\\`` + ``n`` (MiniCPM-V): ``StreamParser(escaped_newlines=True)``."""
+    control_tokens: tuple[str, ...] = ()
+    """Markup of this family's tokenizer that is never content or reasoning (MiniCPM-V's reserved markers):
+    ``StreamParser(control_tokens=...)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +94,21 @@ class Rule:
     """A second regex that must also be found (e.g. ``think``), kept separate to avoid ``.*``."""
     note: str = ""
     escaped_newlines: bool = False
+    control_tokens: tuple[str, ...] = ()
 
     @property
     def preset(self) -> Preset:
         # Every family that writes the mistral format uses a Mistral tokenizer and template.
         id_style: IdStyle = "alnum9" if self.formats != "auto" and "mistral" in self.formats else "openai"
         return Preset(
-            self.family, self.formats, self.start_in_reasoning, True, self.note, id_style, self.escaped_newlines
+            self.family,
+            self.formats,
+            self.start_in_reasoning,
+            True,
+            self.note,
+            id_style,
+            self.escaped_newlines,
+            self.control_tokens,
         )
 
 
@@ -114,6 +125,9 @@ _LLAMA31 = ("llama3_json", "function_tag")
 _PYTHONIC_LLAMA = ("pythonic", "llama3_json")
 _V11 = "Mistral v11+ tokenizer: [TOOL_CALLS]NAME[ARGS]{...}"
 _PRE_V11 = "pre-v11 Mistral tokenizer: [TOOL_CALLS] [{...}]"
+# MiniCPM-V's reserved markers 12..15, as text and as their special tokens: vLLM's minicpmv parser passes them
+# through in content and reasoning alike (never text). <reserved_11>, <|reserved_16|> stay text there too.
+_MINICPM_V_RESERVED = tuple(f"<{bar}reserved_{i}{bar}>" for bar in ("", "|") for i in range(12, 16))
 
 # One rule per line reads as a table; the formatter would explode it.
 # fmt: off
@@ -245,8 +259,9 @@ RULES: tuple[Rule, ...] = (
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
-    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, escaped_newlines=True,
-         note="Qwen3's grammar; the model writes <think> (enable_thinking); newlines decoded as \\n recovered"),
+    Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, escaped_newlines=True, control_tokens=_MINICPM_V_RESERVED,
+         note="Qwen3's grammar; the model writes <think> (enable_thinking); newlines decoded as \\n recovered; "
+              "<reserved_12>..<|reserved_15|> removed"),
     Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), True,
          note="steptml invokes; the output starts inside reasoning (vLLM's and SGLang's step3 parsers)"),
     Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),

@@ -1,13 +1,17 @@
-"""MiniCPM-V's tokenizer decodes a newline as the two characters ``\\`` ``n``: its preset turns them back into
-newlines in the visible text and the reasoning, never in call arguments, code or math, as vLLM's minicpmv
-parser does (vllm/parser/minicpmv.py and tests/parser/test_minicpmv.py's cases, vllm-project/vllm; the
-escape rules are facts from there, the code is ours). Each case runs whole, per character, per UTF-8
-byte and in random chunks: every chunking gives the same events."""
+"""MiniCPM-V's preset, as vLLM's minicpmv parser reads the model (vllm/parser/minicpmv.py and the cases of
+tests/parser/engine/test_minicpmv_reasoning.py, vllm-project/vllm; the rules are facts from there, the code
+is ours). Its tokenizer decodes a newline as the two characters ``\\`` ``n``: the preset turns them back into
+newlines in the visible text and the reasoning, never in call arguments, code or math. Its reserved markers
+``<reserved_12>``...``<reserved_15>`` and ``<|reserved_12|>``...``<|reserved_15|>`` are control tokens: never
+text nor reasoning. Each case runs whole, per character, per UTF-8 byte and in random chunks: every chunking
+gives the same events."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import byte_pieces, calls, random_pieces, run
@@ -128,3 +132,79 @@ def test_separator_newlines_written_as_escapes_are_not_content() -> None:
 
 
 _CALL = "<tool_call>\n<function=note>\n<parameter=text>\nx\n</parameter>\n</function>\n</tool_call>"
+
+
+# -- reserved markers -------------------------------------------------------------------------------------
+
+RESERVED = [f"<{bar}reserved_{i}{bar}>" for bar in ("", "|") for i in range(12, 16)]
+_RESERVED = re.compile("|".join(re.escape(m) for m in RESERVED))
+THINKING = {"chat_template_kwargs": {"enable_thinking": True}}
+
+
+def test_reserved_markers_are_removed_from_the_text() -> None:
+    """vLLM's TestNonThinking.test_reserved_markers_are_removed."""
+    result = _stream("<reserved_12>reasoning<reserved_13><|reserved_14|>tool call<|reserved_15|>")
+    assert (result.reasoning, result.text) == ("", "reasoningtool call")
+
+
+def test_other_reserved_numbers_stay_text() -> None:
+    """vLLM's test_unrelated_reserved_text_is_unchanged: only 12 to 15 are markers."""
+    text = "<reserved_11>content<|reserved_16|>"
+    assert _stream(text).text == text
+
+
+def test_reserved_markers_split_across_chunks_are_removed() -> None:
+    """vLLM's test_streaming_split_reserved_markers, with its chunks (``_stream`` adds every other split)."""
+    parser = StreamParser.for_model(MODEL)
+    events: list[Any] = []
+    for chunk in ["<reser", "ved_12>", "reasoning", "<|reserved", "_13|>", "final answer"]:
+        events += parser.feed(chunk)
+    result = ParseResult.from_events(events + parser.close())
+    assert (result.reasoning, result.text) == ("", "reasoningfinal answer")
+    assert _stream("<reserved_12>reasoning<|reserved_13|>final answer").text == "reasoningfinal answer"
+
+
+def test_reserved_markers_are_removed_from_reasoning_and_answer() -> None:
+    """vLLM's TestThinking.test_reserved_markers_are_removed; also in reasoning the prompt primed."""
+    result = _stream("<think><reserved_12>private reasoning</think><|reserved_13|>final answer", **THINKING)
+    assert (result.reasoning, result.text) == ("private reasoning", "final answer")
+    primed = _stream("<|reserved_14|>private <reserved_15>reasoning</think>final answer", start_in_reasoning=True)
+    assert (primed.reasoning, primed.text) == ("privatereasoning", "final answer")
+
+
+def test_whitespace_beside_a_marker_in_reasoning_is_a_separator() -> None:
+    """As around ``<|im_end|>``: in reasoning the whitespace a marker cuts off is markup layout (the
+    exact-output rule, reasoning is not re-joined), in visible text it joins; ``separators="keep"`` keeps it."""
+    text = "<think>private <reserved_15>reasoning</think>final <|reserved_12|>answer"
+    assert _stream(text, **THINKING).reasoning == _stream(text.replace("<reserved_15>", "<|im_end|>")).reasoning
+    result = _stream(text, **THINKING)
+    assert (result.reasoning, result.text) == ("privatereasoning", "final answer")
+    kept = _stream(text, separators="keep", **THINKING)
+    assert (kept.reasoning, kept.text) == ("private reasoning", "final answer")
+
+
+def test_only_the_minicpm_v_preset_removes_reserved_markers() -> None:
+    text = "<reserved_12>a<|reserved_15|>"
+    assert parse(text, model=MODEL).text == "a"
+    assert parse(text, model="Qwen/Qwen3-8B").text == text
+    assert parse(f"<think>{text}</think>b", model="Qwen/Qwen3-8B").reasoning == text
+    assert parse(text).text == text
+    assert parse(text, control_tokens=["<reserved_12>", "<|reserved_15|>"]).text == "a"
+
+
+@pytest.mark.parametrize("tokens", ["<reserved_12>", [""], [" <x>"], [5]])
+def test_control_tokens_must_be_a_list_of_markers(tokens: Any) -> None:
+    with pytest.raises(ValueError, match="control_tokens"):
+        StreamParser(control_tokens=tokens)
+
+
+_MARKUP = st.sampled_from([*RESERVED, "<reserved_11>", "<|reserved_16|>", "<", "|", ">", "reserved_", "1", "a", "b"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(st.lists(_MARKUP, max_size=12).map("".join), st.lists(_MARKUP, max_size=12).map("".join))
+def test_reserved_markers_never_reach_text_or_reasoning(reasoning: str, answer: str) -> None:
+    """Whatever surrounds them, and under every chunking, the markers are removed where they are written
+    (one pass over the output, as it streams) and nothing else is."""
+    result = _stream(f"<think>{reasoning}</think>{answer}", **THINKING)
+    assert (result.reasoning, result.text) == (_RESERVED.sub("", reasoning), _RESERVED.sub("", answer))
