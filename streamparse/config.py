@@ -36,6 +36,7 @@ from .states.text import (
     pop_scope,
     repeated_opener,
     tildes,
+    vanish,
     written_opener,
 )
 from .stats import ParserStats
@@ -81,8 +82,6 @@ class Tables:
         w = Wiring(active=frozenset(active), explicit=explicit)
         for name in active:
             catalog.CATALOG[name].wire(w)
-        # The parser's own control tokens (a preset's: MiniCPM-V's reserved markers), dropped as declared ones.
-        w.dropped.extend(t for t in control_tokens if t not in w.dropped)
         unmarked.wire_bare(w)  # bare llama3_json / tool_request form c: their specs live in formats/marked.py
         self.wiring = w
         # Start handlers (start rule): named unmarked formats always; otherwise per the fallback policy (gates.py).
@@ -102,6 +101,8 @@ class Tables:
                 handlers.setdefault(t, []).append(separator)
             for t in REASONING_DROPPED:
                 handlers[t] = [drop]
+            for t in control_tokens:  # the parser's own (a preset's: MiniCPM-V's reserved markers)
+                handlers[t] = [vanish]
             if promote:
                 for k, v in calls.items():
                     handlers.setdefault(k, []).extend(v)
@@ -128,6 +129,8 @@ class Tables:
             primed_ns = {k: [end_primed_reasoning] for k in w.ns}
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
         _declared_scopes(w, declared, self.reasoning, primed, text)
+        for t in control_tokens:
+            text[t] = primed[t] = [vanish]
         self.primed = MarkerTable(primed, primed_ns if not promote else w.ns, w.anchors)
         if tools and "pythonic" in active:
             # A pythonic list after prose, for declared tools only: without tools `[` is never a marker

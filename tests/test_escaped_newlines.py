@@ -169,18 +169,18 @@ def test_reserved_markers_are_removed_from_reasoning_and_answer() -> None:
     result = _stream("<think><reserved_12>private reasoning</think><|reserved_13|>final answer", **THINKING)
     assert (result.reasoning, result.text) == ("private reasoning", "final answer")
     primed = _stream("<|reserved_14|>private <reserved_15>reasoning</think>final answer", start_in_reasoning=True)
-    assert (primed.reasoning, primed.text) == ("privatereasoning", "final answer")
+    assert (primed.reasoning, primed.text) == ("private reasoning", "final answer")
 
 
-def test_whitespace_beside_a_marker_in_reasoning_is_a_separator() -> None:
-    """As around ``<|im_end|>``: in reasoning the whitespace a marker cuts off is markup layout (the
-    exact-output rule, reasoning is not re-joined), in visible text it joins; ``separators="keep"`` keeps it."""
-    text = "<think>private <reserved_15>reasoning</think>final <|reserved_12|>answer"
-    assert _stream(text, **THINKING).reasoning == _stream(text.replace("<reserved_15>", "<|im_end|>")).reasoning
+def test_a_reserved_marker_only_disappears_the_whitespace_beside_it_is_kept() -> None:
+    """Unlike a template's markup (``<|im_end|>``), a reserved marker has no separators around it: vLLM's
+    parser removes the marker alone, so words on both sides are never glued (nor re-joined)."""
+    text = "<think>private <reserved_15>reasoning</think>final <|reserved_12|> answer"
     result = _stream(text, **THINKING)
-    assert (result.reasoning, result.text) == ("privatereasoning", "final answer")
+    assert (result.reasoning, result.text) == ("private reasoning", "final  answer")
+    assert _stream(text.replace("<reserved_15>", "<|im_end|>"), **THINKING).reasoning == "privatereasoning"
     kept = _stream(text, separators="keep", **THINKING)
-    assert (kept.reasoning, kept.text) == ("private reasoning", "final answer")
+    assert (kept.reasoning, kept.text) == ("private reasoning", "final  answer")
 
 
 def test_only_the_minicpm_v_preset_removes_reserved_markers() -> None:

@@ -151,7 +151,13 @@ class ScanState(State):
             if res:
                 # Markup taken between text scopes (a candidate call that may still turn out to be text
                 # is not: a call's markup counts at begin_call): its surrounding whitespace is a separator.
-                if sep is not None and type(eng.state) is ScanState and not _has_content(eng.events, emitted):
+                # A transparent handler's token only disappears (no separators around it).
+                if (
+                    sep is not None
+                    and type(eng.state) is ScanState
+                    and not getattr(handler, "transparent", False)
+                    and not _has_content(eng.events, emitted)
+                ):
                     sep.markup()
                 return True
         # Nobody took it: its first character is plain content; scanning resumes right after it.

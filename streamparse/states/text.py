@@ -104,6 +104,21 @@ def end_primed_reasoning(eng: Engine, s: int, e: int, final: bool) -> bool:
     return True
 
 
+class _Vanish:
+    """A token that only disappears (``StreamParser(control_tokens=...)``: MiniCPM-V's reserved markers, which
+    its engines remove wherever they fall): unlike a template's markup it has no separators around it, so the
+    text on both sides is kept as written (``a <reserved_12> b`` gives ``a  b``, as vLLM's parser does)."""
+
+    transparent = True  # the engine does not count it as markup for the separators (core/engine.py)
+
+    def __call__(self, eng: Engine, s: int, e: int, final: bool) -> bool:
+        eng.pos = e
+        return True
+
+
+vanish = _Vanish()
+
+
 def at_reasoning_start(eng: Engine, s: int) -> bool:
     """Nothing but separator whitespace since the reasoning began (or since its last markup). Where every
     character is kept (``separators="keep"``), nothing but whitespace since the output began: the kept
