@@ -146,13 +146,11 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
     args_open = args.noise + "<" if isinstance(args, ElementArgs) else args.open
     ends = (args_open or "{", call.close or "") if not name.end else ()
-    # A plain name read up to its end marker: while the text after the opener stays short, without a blank
-    # and without that marker, the header is undecided and only more text decides (FastPaths.wait_for).
-    undecided = (
-        re.compile(f"(?:(?!{re.escape(name.end)})\\S){{0,{LOOKAHEAD - 1}}}")
-        if name.end and name.attribute is None
-        else None
-    )
+    # A plain name read up to its end marker (or, without one, to the earliest of ``ends``): while the text
+    # after the opener stays short, without a blank and without that marker, the header is undecided and only
+    # more text decides (FastPaths.wait_for).
+    stops = "|".join(re.escape(t) for t in ((name.end,) if name.end else ends) if t)
+    undecided = re.compile(f"(?:(?!{stops})\\S){{0,{LOOKAHEAD - 1}}}") if stops and name.attribute is None else None
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
