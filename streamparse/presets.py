@@ -22,7 +22,7 @@ look-arounds), so matching costs O(rules x id length) with no backtracking blow-
 Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning`` is True where the chat
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
-MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest, openPangu,
+MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest (and IQuest Q1), openPangu,
 PLaMo 3, Granite 4.2, BerryLM, Step-3, HY v4, Ling 3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning
 steps:"): each engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
 Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
@@ -150,6 +150,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"hermes-?3", "hermes-3", _HERMES),
     Rule(r"hermes-?4", "hermes-4", _HERMES, note="reasoning is switched on by system prompt, not primed"),
     Rule(r"hermes", "hermes", _HERMES),
+    Rule(r"tng-?r1t2|r1t2-?chimera", "deepseek-tng-r1t2", _HERMES, True,
+         note="DeepSeek-R1-0528 merge: reasons like R1; Qwen-2.5-style <tool_call> JSON (SGLang's tng_r1t2)"),
     Rule(r"deepseek-?r1-?0528-?qwen", "deepseek-r1-0528-distill", ("deepseek_v3", "hermes"),
          note="the R1-0528 Qwen3 distill's template ends bare at <｜Assistant｜>; the model opens <think>"),
     Rule(r"deepseek-?r1-?distill", "deepseek-r1-distill", ("deepseek_v3", "hermes"), True,
@@ -208,6 +210,9 @@ RULES: tuple[Rule, ...] = (
     Rule(r"kimi-?k2", "kimi-k2-thinking", ("kimi_k2",), requires=_THINKING,
          note="the model writes <think> itself; the template does not prime it"),
     Rule(r"kimi-?k2", "kimi-k2", ("kimi_k2",)),
+    Rule(r"glm-?5\.3-?flash", "glm-5.3-flash", ("glm45",), True,
+         note="the <arg_key>/<arg_value> calls of SGLang's glm53_flash (not its '<tool_call>NAME>{json}' form); "
+         "the template always opens <think>"),
     Rule(r"glm-?4\.7", "glm-4.7", ("glm45",), True, note="GLM-4.7's template ends with <think>"),
     Rule(r"glm-?4\.6", "glm-4.6", ("glm45",)),
     Rule(r"glm-?4\.5", "glm-4.5", ("glm45",)),
@@ -258,6 +263,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"solar-?open-?2", "solar-open2", ("solar_open2",)),
     Rule(r"solar-?open", "solar-open", ("solar_open",)),
     Rule(r"longcat", "longcat-flash", ("longcat",)),
+    Rule(r"minicpm-?4", "minicpm4", ("minicpm5",),
+         note="MiniCPM5's <function name=...><param name=...> calls (SGLang's minicpm4_xml detector)"),
     Rule(r"minicpm-?5", "minicpm5", ("minicpm5",)),
     Rule(r"minicpm-?v", "minicpm-v", _QWEN3_CODER, escaped_newlines=True, control_tokens=_MINICPM_V_RESERVED,
          note="Qwen3's grammar; the model writes <think> (enable_thinking); newlines decoded as \\n recovered; "
@@ -298,6 +305,7 @@ RULES: tuple[Rule, ...] = (
     Rule(r"bielik", "bielik", _HERMES, note="<tool_call> JSON"),
     Rule(r"(?<![a-z])ling-?3", "ling-3", ("glm45",), True,
          note="GLM-4.7's grammar; thinking on by default (the prompt opens <think>); <tool_call> ends it"),
+    Rule(r"spark-?x?3", "spark-3", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's spark3)"),
     Rule(r"spark-?x?2\.?5", "spark-2.5", ("glm45",), note="GLM-4.5 <arg_key>/<arg_value> calls (SGLang's spark25)"),
     Rule(r"trinity", "trinity", _HERMES,
          note="Qwen-style <tool_call> JSON; SGLang also reads calls inside <think>: calls_in_reasoning='promote'"),
@@ -313,6 +321,8 @@ RULES: tuple[Rule, ...] = (
          note="thinking=true (off by default) opens <think> in the prompt; false closes it there"),
     Rule(r"intern-?s1", "intern-s1", ("internlm",),
          note="the model writes <think>; <|action_start|><|plugin|> calls"),
+    Rule(r"iquest-?q1", "iquest-q1", ("iquest_q1",), True,
+         note="<iquest_tool_call> with GLM-4.7's key/value body; thinking on by default (SGLang's iquest_q1)"),
     Rule(r"iquest", "iquest", "auto", True,
          note="Qwen3.5-style template: <think> in the prompt unless enable_thinking=false"),
     Rule(r"kolibri", "kolibri", _HERMES, note="hermes calls; the model writes <think>"),
@@ -414,7 +424,7 @@ THINKING_PRIMES = frozenset(
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
         "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
         "gigachat-3.5", "gigachat-3.5-reasoning", "kimi-k2.5", "telechat", "xingchen-4", "exaone-4",
-        "hyperclovax-seed-think", "iquest", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
+        "hyperclovax-seed-think", "iquest", "iquest-q1", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
         "step-3", "ling-3",
     }
 )  # fmt: skip

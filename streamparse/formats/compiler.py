@@ -159,9 +159,9 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
             # The stream ended inside the header: truncated, unless the call's closer came (another shape
             # of call behind the same opener, HY v4's behind Hy3's, is then for the next handler).
             cut = call.close is not None and call.close in buf[e : e + LOOKAHEAD + len(call.close)]
-            if m is False and final and not cut and _header_prefix(buf, e, name.attribute is not None):
+            if m is False and final and not cut and _header_prefix(buf, e, name.attribute is not None, ends):
                 return cut_off(eng, s, fmt, final)
-            if m is None and not _header_prefix(buf, e, name.attribute is not None):
+            if m is None and not _header_prefix(buf, e, name.attribute is not None, ends):
                 return False  # prose after a shared opener: released now, not held for LOOKAHEAD
             if m is None and undecided is not None and not final:
                 eng.wait_for(undecided, e)
@@ -263,12 +263,21 @@ def _read_to_any(buf: str, i: int, ends: tuple[str, ...], pattern: re.Pattern[st
     return m if m is not None else False
 
 
-def _header_prefix(buf: str, e: int, attributes: bool) -> bool:
+_NAME_BLANK_REST = re.compile(r"\S+\s+(\S*)")
+
+
+def _header_prefix(buf: str, e: int, attributes: bool, ends: tuple[str, ...] = ()) -> bool:
     """At the end of the stream, the text after an opener may be the start of its header (a name, an id
     and their markers, or attributes), so the opener began a call the stream cut: short, one line, and
-    (plain names) no blank inside, (attributes) a blank first."""
+    (plain names) no blank inside, (attributes) a blank first. A name ended by the earliest of ``ends``
+    may be followed by blanks and the start of one of them (IQuest's ``run`` newline ``<arg_key>``)."""
     rest = buf[e:]
-    if len(rest) >= LOOKAHEAD or "\n" in rest.rstrip():
+    if len(rest) >= LOOKAHEAD:
+        return False
+    m = _NAME_BLANK_REST.fullmatch(rest) if ends else None
+    if m is not None and any(t.startswith(m.group(1)) for t in ends if t):
+        return True
+    if "\n" in rest.rstrip():
         return False
     if attributes:
         return not rest or rest[0].isspace()

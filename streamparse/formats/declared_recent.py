@@ -92,7 +92,24 @@ INKLING = Declaration(
     auto=True,
 )
 
-DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC, ERNIE45, INKLING)
+# IQuest Q1: GLM-4.7's body in the family's own element, `<iquest_tool_call>NAME<arg_key>K</arg_key>
+# <arg_value>V</arg_value>...</iquest_tool_call>` (SGLang's iquest_q1 detector): the name is trimmed, values
+# are kept verbatim (whitespace is data) and typed by the schema; only whitespace may sit between pairs.
+IQUEST_Q1 = Declaration(
+    "iquest_q1",
+    Call(
+        "<iquest_tool_call>",
+        "</iquest_tool_call>",
+        HeaderName(""),
+        TaggedArgs(
+            "<arg_key>", "</arg_key>", "</arg_value>", value_open="<arg_value>", values=Values(whitespace="verbatim")
+        ),
+    ),
+    models="IQuest Q1 (IQuestLab)",
+    auto=True,
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC, ERNIE45, INKLING, IQUEST_Q1)
 
 _INK_NAME = re.compile(r"[A-Za-z0-9_.\-:/]{0,200}")
 
@@ -154,4 +171,5 @@ SPECS: list[FormatSpec] = [
     compile_declaration(GRANITE_20B_FC),
     compile_declaration(ERNIE45),
     _with_inkling_header(compile_declaration(INKLING)),
+    compile_declaration(IQUEST_Q1),
 ]
