@@ -1,5 +1,5 @@
 """The families of the engines' newest parser registries (formats/declared_recent.py): K2 Horizon, dots,
-Granite 20B function calling, ERNIE 4.5's response tags and Inkling, through their presets, under every chunking; values holding the markers that
+Granite 20B function calling, ERNIE 4.5's response tags, Inkling and IQuest Q1, through their presets, under every chunking; values holding the markers that
 cannot end them where they stand; cut calls; and a K2 Horizon value property-tested. The engines' own cases
 are in tests/data/real/{vllm,sglang}.json (test_real_world.py)."""
 
@@ -41,6 +41,7 @@ _PRESET_IDS = (
     "ibm-granite/granite-20b-functioncalling",
     "baidu/ERNIE-4.5-21B-A3B-Thinking",
     "inkling-ai/Inkling-1",
+    "IQuestLab/IQuest-Q1-Instruct",
 )
 
 
@@ -160,6 +161,25 @@ CASES = {
         '<|message_model|>get_time<|content_invoke_tool_json|>{"name": "get_time", "args": {"timezone": "U',
         [],
         "",
+        "",
+        ["truncated"],
+    ),
+    # IQuest Q1: the prompt opens <think>; a newline after the name is markup, under every chunking (the
+    # name is undecided while blanks and the start of <arg_key> follow it).
+    "iquest_q1_primed_reasoning_then_a_call_with_a_newline_after_the_name": (
+        "IQuestLab/IQuest-Q1-Instruct",
+        "Run it.</think>On it.<iquest_tool_call>run\n<arg_key>code</arg_key><arg_value> x = 1\n</arg_value>"
+        "\n<arg_key>count</arg_key> <arg_value>2</arg_value></iquest_tool_call>",
+        [("run", {"code": " x = 1\n", "count": "2"})],  # no tools given: a raw value stays text
+        "On it.",
+        "Run it.",
+        [],
+    ),
+    "iquest_q1_cut_after_the_name_and_newline": (
+        "IQuestLab/IQuest-Q1-Instruct",
+        "</think>Sure.<iquest_tool_call>run\n<arg_k",
+        [],
+        "Sure.",
         "",
         ["truncated"],
     ),
