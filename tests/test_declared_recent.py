@@ -1,5 +1,5 @@
 """The families of the engines' newest parser registries (formats/declared_recent.py): K2 Horizon, dots,
-Granite 20B function calling, ERNIE 4.5's response tags, Inkling and IQuest Q1, through their presets, under every chunking; values holding the markers that
+Granite 20B function calling, ERNIE 4.5's response tags, Inkling, IQuest Q1, TeleChat4 and PLaMo 3, through their presets, under every chunking; values holding the markers that
 cannot end them where they stand; cut calls; and a K2 Horizon value property-tested. The engines' own cases
 are in tests/data/real/{vllm,sglang}.json (test_real_world.py)."""
 
@@ -42,6 +42,8 @@ _PRESET_IDS = (
     "baidu/ERNIE-4.5-21B-A3B-Thinking",
     "inkling-ai/Inkling-1",
     "IQuestLab/IQuest-Q1-Instruct",
+    "TeleChat4-29B",
+    "pfnet/plamo-3-nict-31b-base",
 )
 
 
@@ -182,6 +184,53 @@ CASES = {
         "Sure.",
         "",
         ["truncated"],
+    ),
+    # TeleChat4 / XingChen4: the key/value body and hermes's JSON behind the same <tool_call>; values trimmed.
+    "telechat4_key_value_call_then_a_json_call": (
+        "TeleChat4-29B",
+        "Sum it.</think>Sure.<tool_call>add<param_key>a</param_key>\n<param_value> 1 </param_value></tool_call>"
+        '<tool_call>{"name": "add", "arguments": {"a": 2}}</tool_call>',
+        [("add", {"a": "1"}), ("add", {"a": 2})],
+        "Sure.",
+        "Sum it.",
+        [],
+    ),
+    "telechat4_cut_in_a_value": (
+        "XingChen4-29B-A4B",
+        "</think><tool_call>add<param_key>a</param_key><param_value>1",
+        [],
+        "",
+        "",
+        ["truncated"],
+    ),
+    # PLaMo 3: requests in a section, the name between its markers, JSON after the constrain/msg markers.
+    "plamo3_primed_reasoning_then_two_requests": (
+        "pfnet/plamo-3-nict-31b-base",
+        "Look up both.<|plamo:end_think:plamo|>On it."
+        + "<|plamo:begin_tool_requests:plamo|>"
+        + "".join(
+            "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_time<|plamo:end_tool_name:plamo|>"
+            f'<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{{"tz": "{tz}"}}'
+            "<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+            for tz in ("UTC", "JST")
+        )
+        + "<|plamo:end_tool_requests:plamo|><|plamo:tag|>",
+        [("get_time", {"tz": "UTC"}), ("get_time", {"tz": "JST"})],
+        "On it.",
+        "Look up both.",
+        [],
+    ),
+    # SGLang's detector also reads the JSON right after the arguments' marker.
+    "plamo3_arguments_without_the_constrain_markers_are_read_too": (
+        "pfnet/plamo-3-nict-31b-base",
+        "<|plamo:end_think:plamo|><|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
+        "<|plamo:begin_tool_name:plamo|>get_time<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|>"
+        '{"tz": "UTC"}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>'
+        "<|plamo:end_tool_requests:plamo|>",
+        [("get_time", {"tz": "UTC"})],
+        "",
+        "",
+        [],
     ),
     # ERNIE 4.5 Thinking (vLLM's ernie45 reasoning parser): the output starts inside reasoning, the answer
     # follows </think> in <response> tags, which are markup.

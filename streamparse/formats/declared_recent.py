@@ -13,7 +13,7 @@ from ..core.engine import Engine, Handler
 from ..core.lookahead import LOOKAHEAD, starts_or_prefix
 from .base import FormatSpec, Wiring
 from .compiler import compile_declaration, json_handler
-from .declaration import Call, Declaration, HeaderName, JsonName, Section, TaggedArgs, Values, Wrapper
+from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, Section, TaggedArgs, Values, Wrapper
 from .openers import Decision
 
 # K2 Horizon ("IFM"): <ifm|tool_calls> around <ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V
@@ -109,7 +109,58 @@ IQUEST_Q1 = Declaration(
     auto=True,
 )
 
-DECLARATIONS: tuple[Declaration, ...] = (K2_HORIZON, DOTS, GRANITE_20B_FC, ERNIE45, INKLING, IQUEST_Q1)
+# TeleChat4 / XingChen4: hermes's <tool_call> JSON, or `<tool_call>NAME<param_key>K</param_key><param_value>V
+# </param_value>...</tool_call>` (SGLang's telechat4 and xingchen4 detectors, which are the same): values are
+# trimmed and typed by the schema. The JSON body is hermes's (its presets name hermes too); a name followed by
+# a JSON object (`NAME{...}`) is not read. <tool_call> is hermes's opener: active where named.
+TELECHAT4 = Declaration(
+    "telechat4",
+    Call(
+        "<tool_call>",
+        "</tool_call>",
+        HeaderName(""),
+        TaggedArgs(
+            "<param_key>",
+            "</param_key>",
+            "</param_value>",
+            value_open="<param_value>",
+            values=Values(whitespace="strip"),
+        ),
+    ),
+    models="TeleChat4, XingChen4",
+    notes="hermes's <tool_call> with a key/value body: active where named (presets), not in auto",
+)
+
+# PLaMo 3: `<|plamo:begin_tool_requests:plamo|>` around requests, each `<|plamo:begin_tool_request:plamo|>` +
+# `<|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>` + the arguments' JSON after
+# `<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>` up to
+# `<|plamo:end_tool_arguments:plamo|>` + `<|plamo:end_tool_request:plamo|>` (vLLM's plamo3 parser; SGLang's also
+# reads the arguments without the constrain/msg markers). Reasoning is built in (states/text.py).
+_PLAMO = "<|plamo:{}:plamo|>".format
+PLAMO3 = Declaration(
+    "plamo3",
+    Call(
+        _PLAMO("begin_tool_request"),
+        _PLAMO("end_tool_request"),
+        HeaderName(_PLAMO("end_tool_name"), prefix=_PLAMO("begin_tool_name")),
+        JsonArgs(_PLAMO("begin_tool_arguments") + "<|plamo:constrain|>json<|plamo:msg|>", _PLAMO("end_tool_arguments")),
+    ),
+    section=Section(_PLAMO("begin_tool_requests"), _PLAMO("end_tool_requests")),
+    control_tokens=(_PLAMO("end_tool_requests"),),  # after a bare-marker request, read outside the section
+    models="PLaMo 3 (Preferred Networks)",
+    auto=True,
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (
+    K2_HORIZON,
+    DOTS,
+    GRANITE_20B_FC,
+    ERNIE45,
+    INKLING,
+    IQUEST_Q1,
+    TELECHAT4,
+    PLAMO3,
+)
 
 _INK_NAME = re.compile(r"[A-Za-z0-9_.\-:/]{0,200}")
 
@@ -155,6 +206,20 @@ def _with_inkling_header(spec: FormatSpec) -> FormatSpec:
     return replace(spec, wire=wire)
 
 
+def _with_bare_plamo_arguments(spec: FormatSpec) -> FormatSpec:
+    """``spec``, also reading a request whose JSON follows ``<|plamo:begin_tool_arguments:plamo|>`` directly
+    (SGLang's plamo3 detector reads both): the same declaration with the shorter marker, wired second."""
+    args = JsonArgs(_PLAMO("begin_tool_arguments"), _PLAMO("end_tool_arguments"))
+    bare = compile_declaration(replace(PLAMO3, call=replace(PLAMO3.call, arguments=args)))
+    base = spec.wire
+
+    def wire(w: Wiring) -> None:
+        base(w)
+        bare.wire(w)
+
+    return replace(spec, wire=wire)
+
+
 SPECS: list[FormatSpec] = [
     _with_json_dialect(
         compile_declaration(K2_HORIZON),
@@ -172,4 +237,6 @@ SPECS: list[FormatSpec] = [
     compile_declaration(ERNIE45),
     _with_inkling_header(compile_declaration(INKLING)),
     compile_declaration(IQUEST_Q1),
+    compile_declaration(TELECHAT4),
+    _with_bare_plamo_arguments(compile_declaration(PLAMO3)),
 ]
