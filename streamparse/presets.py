@@ -22,9 +22,10 @@ look-arounds), so matching costs O(rules x id length) with no backtracking blow-
 Primed reasoning (the reasoning rule of docs/FORMATS.md): ``start_in_reasoning`` is True where the chat
 template ends the prompt with ``<think>`` so the output carries only ``</think>``: Qwen3 ``*-Thinking-2507``
 (and the other Qwen3 Thinking releases), Qwen3.5+, QwQ-32B, DeepSeek-R1 / R1-0528 and the R1 distills,
-MiniMax-M2, GLM-4.7, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest (and IQuest Q1), openPangu,
-PLaMo 3, Granite 4.2, BerryLM, Step-3, HY v4, Ling 3 (and Apriel 1.6, whose prompt ends with "Here are my reasoning
-steps:"): each engine's reasoning parser for them starts in reasoning (docs/FORMATS.md, the reasoning-parser table).
+MiniMax-M2, GLM-4.7, GLM-5.3-Flash, Olmo-3-Think, Step-3.5, MiMo-V2, Kimi-K2.5, Holo2, TeleChat, XingChen 4, iQuest,
+IQuest Q1, openPangu, PLaMo 3, Granite 4.2, BerryLM, Step-3, HY v4, Ling 3, DeepSeek-TNG-R1T2 (and Apriel 1.6, whose
+prompt ends with "Here are my reasoning steps:"): each engine's reasoning parser for them starts in reasoning
+(docs/FORMATS.md, the reasoning-parser table).
 Starting in reasoning is harmless when the model writes ``<think>`` itself anyway.
 DeepSeek-V3.1 / V3.2 / V4 / V4.1 are hybrid: the thinking template primes, the default chat template does not.
 The id decides: ``deepseek-reasoner``, ``-think``/``-thinking``/``:thinking``/``-reasoning`` variants and the
@@ -426,8 +427,8 @@ THINKING_PRIMES = frozenset(
         "deepseek-v4", "deepseek-v4-flash", "deepseek-v4.1", "step-3.5", "mimo-v2", "laguna",
         "minimax-m3", "cohere-north", "minicpm5", "kimi-k3", "longcat-flash",
         "gigachat-3.5", "gigachat-3.5-reasoning", "kimi-k2.5", "telechat", "xingchen-4", "exaone-4",
-        "hyperclovax-seed-think", "iquest", "iquest-q1", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2", "berrylm",
-        "step-3", "ling-3",
+        "hyperclovax-seed-think", "iquest", "iquest-q1", "openpangu", "rwkv", "plamo-3", "holo-2", "granite-4.2",
+        "berrylm", "step-3", "ling-3",
     }
 )  # fmt: skip
 # `reasoning`: Cohere's and GigaChat 3.5's templates; `think`: openPangu's.
