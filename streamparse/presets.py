@@ -326,6 +326,8 @@ RULES: tuple[Rule, ...] = (
          note="the model writes <think>; <|action_start|><|plugin|> calls"),
     Rule(r"iquest-?q1", "iquest-q1", ("iquest_q1",), True,
          note="<iquest_tool_call> with GLM-4.7's key/value body; thinking on by default (SGLang's iquest_q1)"),
+    Rule(r"iquest-?coder-?v2", "iquest", ("iquest_coder_v2",), True,
+         note="<iquestcoder_tool_call>, GLM-4.7's key/value body (vLLM's iquest_coder_v2); <think> primed"),
     Rule(r"iquest", "iquest", "auto", True,
          note="Qwen3.5-style template: <think> in the prompt unless enable_thinking=false"),
     Rule(r"kolibri", "kolibri", _HERMES, note="hermes calls; the model writes <think>"),

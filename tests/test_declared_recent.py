@@ -42,6 +42,7 @@ _PRESET_IDS = (
     "baidu/ERNIE-4.5-21B-A3B-Thinking",
     "inkling-ai/Inkling-1",
     "IQuestLab/IQuest-Q1-Instruct",
+    "IQuestLab/IQuest-Coder-V2-40B-Instruct",
     "TeleChat4-29B",
     "pfnet/plamo-3-nict-31b-base",
 )

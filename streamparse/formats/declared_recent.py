@@ -92,22 +92,21 @@ INKLING = Declaration(
     auto=True,
 )
 
-# IQuest Q1: GLM-4.7's body in the family's own element, `<iquest_tool_call>NAME<arg_key>K</arg_key>
-# <arg_value>V</arg_value>...</iquest_tool_call>` (SGLang's iquest_q1 detector): the name is trimmed, values
-# are kept verbatim (whitespace is data) and typed by the schema; only whitespace may sit between pairs.
-IQUEST_Q1 = Declaration(
-    "iquest_q1",
-    Call(
-        "<iquest_tool_call>",
-        "</iquest_tool_call>",
-        HeaderName(""),
-        TaggedArgs(
-            "<arg_key>", "</arg_key>", "</arg_value>", value_open="<arg_value>", values=Values(whitespace="verbatim")
-        ),
-    ),
-    models="IQuest Q1 (IQuestLab)",
-    auto=True,
-)
+
+def _iquest(name: str, tag: str, models: str) -> Declaration:
+    """IQuest's GLM-4.7 body in the family's own element, ``<TAG>NAME<arg_key>K</arg_key><arg_value>V</arg_value>
+    ...</TAG>``: the name is trimmed, values are kept verbatim (whitespace is data) and typed by the schema;
+    only whitespace may sit between the pairs."""
+    args = TaggedArgs(
+        "<arg_key>", "</arg_key>", "</arg_value>", value_open="<arg_value>", values=Values(whitespace="verbatim")
+    )
+    return Declaration(name, Call(f"<{tag}>", f"</{tag}>", HeaderName(""), args), models=models, auto=True)
+
+
+# IQuest Q1 (SGLang's iquest_q1 detector) and iQuest Coder V2 (vLLM's iquest_coder_v2 parser; V1 writes
+# Qwen3-Coder's XML) differ only in the element's tag.
+IQUEST_Q1 = _iquest("iquest_q1", "iquest_tool_call", "IQuest Q1 (IQuestLab)")
+IQUEST_CODER_V2 = _iquest("iquest_coder_v2", "iquestcoder_tool_call", "iQuest Coder V2 (IQuestLab)")
 
 # TeleChat4 / XingChen4: hermes's <tool_call> JSON, or `<tool_call>NAME<param_key>K</param_key><param_value>V
 # </param_value>...</tool_call>` (SGLang's telechat4 and xingchen4 detectors, which are the same): values are
@@ -158,6 +157,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
     ERNIE45,
     INKLING,
     IQUEST_Q1,
+    IQUEST_CODER_V2,
     TELECHAT4,
     PLAMO3,
 )
@@ -237,6 +237,7 @@ SPECS: list[FormatSpec] = [
     compile_declaration(ERNIE45),
     _with_inkling_header(compile_declaration(INKLING)),
     compile_declaration(IQUEST_Q1),
+    compile_declaration(IQUEST_CODER_V2),
     compile_declaration(TELECHAT4),
     _with_bare_plamo_arguments(compile_declaration(PLAMO3)),
 ]

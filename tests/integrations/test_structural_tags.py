@@ -90,6 +90,7 @@ TEXTS: dict[str, str] = {
     "k2_horizon": "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value><ifm|arg_key>days</ifm|arg_key><ifm|arg_value>3</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
     # Values are verbatim (their whitespace is data), so the tag writes no newline between the tags.
     "iquest_q1": "<iquest_tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></iquest_tool_call>",
+    "iquest_coder_v2": "<iquestcoder_tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></iquestcoder_tool_call>",
     # Values are stripped, so the tag writes a newline after the name and after each value.
     "telechat4": "<tool_call>get_weather\n<param_key>city</param_key><param_value>Paris</param_value>\n<param_key>days</param_key><param_value>3</param_value>\n</tool_call>",
     "plamo3": '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{"city": "Paris", "days": 3}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>',
