@@ -109,7 +109,7 @@ IQUEST_Q1 = _iquest("iquest_q1", "iquest_tool_call", "IQuest Q1 (IQuestLab)")
 IQUEST_CODER_V2 = _iquest("iquest_coder_v2", "iquestcoder_tool_call", "iQuest Coder V2 (IQuestLab)")
 
 # TeleChat4 / XingChen4: hermes's <tool_call> JSON, or `<tool_call>NAME<param_key>K</param_key><param_value>V
-# </param_value>...</tool_call>` (SGLang's telechat4 and xingchen4 detectors, which are the same): values are
+# </param_value>...</tool_call>` (SGLang's and vLLM's telechat4 and xingchen4 parsers, all alike): values are
 # trimmed and typed by the schema. The JSON body is hermes's (its presets name hermes too); a name followed by
 # a JSON object (`NAME{...}`) is not read. <tool_call> is hermes's opener: active where named.
 TELECHAT4 = Declaration(
