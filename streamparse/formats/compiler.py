@@ -223,6 +223,8 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
                 return cut_off(eng, s, fmt, final) if j is False and final else j
             ok = starts_or_prefix(buf, j, args.open)
             if not ok:
+                if ok is None and not final:  # only more of the arguments' opener decides
+                    eng.wait_for(args.open, j)
                 return cut_off(eng, s, fmt, final) if ok is None and final else ok
             end = j + len(args.open)
         first = _first(eng, end, final, fences=args.fenced)
