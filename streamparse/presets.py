@@ -211,8 +211,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"kimi-?k2", "kimi-k2-thinking", ("kimi_k2",), requires=_THINKING,
          note="the model writes <think> itself; the template does not prime it"),
     Rule(r"kimi-?k2", "kimi-k2", ("kimi_k2",)),
-    Rule(r"glm-?5\.3-?flash", "glm-5.3-flash", ("glm45",), True,
-         note="the <arg_key>/<arg_value> calls of SGLang's glm53_flash (not its '<tool_call>NAME>{json}' form); "
+    Rule(r"glm-?5\.3-?flash", "glm-5.3-flash", ("glm53_flash",), True,
+         note="SGLang's glm53_flash: glm45's <arg_key>/<arg_value> calls and '<tool_call>NAME>{json}'; "
          "the template always opens <think>"),
     Rule(r"glm-?4\.7", "glm-4.7", ("glm45",), True, note="GLM-4.7's template ends with <think>"),
     Rule(r"glm-?4\.6", "glm-4.6", ("glm45",)),

@@ -1,5 +1,5 @@
 """The families of the engines' newest parser registries (formats/declared_recent.py): K2 Horizon, dots,
-Granite 20B function calling, ERNIE 4.5's response tags, Inkling, IQuest Q1, TeleChat4 and PLaMo 3, through their presets, under every chunking; values holding the markers that
+Granite 20B function calling, ERNIE 4.5's response tags, Inkling, IQuest Q1, TeleChat4, GLM-5.3-Flash's JSON form and PLaMo 3, through their presets, under every chunking; values holding the markers that
 cannot end them where they stand; cut calls; and a K2 Horizon value property-tested. The engines' own cases
 are in tests/data/real/{vllm,sglang}.json (test_real_world.py)."""
 
@@ -44,6 +44,7 @@ _PRESET_IDS = (
     "IQuestLab/IQuest-Q1-Instruct",
     "IQuestLab/IQuest-Coder-V2-40B-Instruct",
     "TeleChat4-29B",
+    "zai-org/GLM-5.3-Flash",
     "pfnet/plamo-3-nict-31b-base",
 )
 
@@ -199,6 +200,33 @@ CASES = {
     "telechat4_cut_in_a_value": (
         "XingChen4-29B-A4B",
         "</think><tool_call>add<param_key>a</param_key><param_value>1",
+        [],
+        "",
+        "",
+        ["truncated"],
+    ),
+    # GLM-5.3-Flash (SGLang's glm53_flash): primed reasoning; `<tool_call>NAME>{json}` without closer (the
+    # object ends it, a `</tool_call>` after it is markup) beside glm45's <arg_key>/<arg_value> calls.
+    "glm53_flash_json_calls_after_reasoning": (
+        "zai-org/GLM-5.3-Flash",
+        'Both.</think>On it.<tool_call>get_time>{"tz": "UTC"}</tool_call>\n<tool_call>get_time>{"tz": "JST"}',
+        [("get_time", {"tz": "UTC"}), ("get_time", {"tz": "JST"})],
+        "On it.",
+        "Both.",
+        [],
+    ),
+    "glm53_flash_tagged_call_then_json_call": (
+        "zai-org/GLM-5.3-Flash",
+        "</think><tool_call>get_time\n<arg_key>tz</arg_key><arg_value>UTC</arg_value></tool_call>"
+        '<tool_call>get_time>{"tz": "JST"}',
+        [("get_time", {"tz": "UTC"}), ("get_time", {"tz": "JST"})],
+        "",
+        "",
+        [],
+    ),
+    "glm53_flash_json_call_cut_by_the_end_is_rejected": (
+        "zai-org/GLM-5.3-Flash",
+        '</think><tool_call>get_time>{"tz": "UT',
         [],
         "",
         "",

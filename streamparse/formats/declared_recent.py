@@ -15,6 +15,7 @@ from .base import FormatSpec, Wiring
 from .compiler import compile_declaration, json_handler
 from .declaration import Call, Declaration, HeaderName, JsonArgs, JsonName, Section, TaggedArgs, Values, Wrapper
 from .openers import Decision
+from .tagged import GLM_SYNTAX, glm_style_open
 
 # K2 Horizon ("IFM"): <ifm|tool_calls> around <ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key><ifm|arg_value>V
 # </ifm|arg_value></ifm|tool_call> (the default xml dialect); values sit inline, so their whitespace is data,
@@ -130,6 +131,17 @@ TELECHAT4 = Declaration(
     notes="hermes's <tool_call> with a key/value body: active where named (presets), not in auto",
 )
 
+# GLM-5.3-Flash (SGLang's glm53_flash detector): `<tool_call>NAME>{...}` with no closer, the object ends the
+# call and a `</tool_call>` after it is markup; or glm45's <arg_key>/<arg_value> call, which a handler of the
+# same opener reads (glm45's own, under this format's name). <tool_call> is hermes's: active where named.
+GLM53_FLASH = Declaration(
+    "glm53_flash",
+    Call("<tool_call>", None, HeaderName(">"), JsonArgs()),
+    control_tokens=("</tool_call>",),
+    models="GLM-5.3-Flash (Zhipu AI)",
+    notes="<tool_call>NAME>{json} without closer, or glm45's calls: active where named (presets), not in auto",
+)
+
 # PLaMo 3: `<|plamo:begin_tool_requests:plamo|>` around requests, each `<|plamo:begin_tool_request:plamo|>` +
 # `<|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>` + the arguments' JSON after
 # `<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>` up to
@@ -159,6 +171,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
     IQUEST_Q1,
     IQUEST_CODER_V2,
     TELECHAT4,
+    GLM53_FLASH,
     PLAMO3,
 )
 
@@ -206,6 +219,20 @@ def _with_inkling_header(spec: FormatSpec) -> FormatSpec:
     return replace(spec, wire=wire)
 
 
+def _with_glm45_calls(spec: FormatSpec) -> FormatSpec:
+    """``spec``, also reading glm45's ``<tool_call>NAME<arg_key>...`` calls (its handler declines a ``>`` after
+    the name, which this spec's reads) and GLM's interleaved ``<think>`` blocks where named."""
+    base, tagged = spec.wire, glm_style_open(spec.name, GLM_SYNTAX)
+
+    def wire(w: Wiring) -> None:
+        w.on("<tool_call>", tagged)
+        base(w)
+        if w.explicit:
+            w.add_reasoning("<think>", "</think>", start_only=False)
+
+    return replace(spec, wire=wire, delimiters=spec.delimiters + " · <tool_call>NAME<arg_key>K</arg_key>...")
+
+
 def _with_bare_plamo_arguments(spec: FormatSpec) -> FormatSpec:
     """``spec``, also reading a request whose JSON follows ``<|plamo:begin_tool_arguments:plamo|>`` directly
     (SGLang's plamo3 detector reads both): the same declaration with the shorter marker, wired second."""
@@ -239,5 +266,6 @@ SPECS: list[FormatSpec] = [
     compile_declaration(IQUEST_Q1),
     compile_declaration(IQUEST_CODER_V2),
     compile_declaration(TELECHAT4),
+    _with_glm45_calls(compile_declaration(GLM53_FLASH)),
     _with_bare_plamo_arguments(compile_declaration(PLAMO3)),
 ]
