@@ -197,6 +197,31 @@ CASES = {
         "Sum it.",
         [],
     ),
+    # SGLang's third shape: the name, then the arguments' JSON object (spaces or a newline between them).
+    "telechat4_name_then_json_arguments": (
+        "TeleChat4-29B",
+        '</think><tool_call>add{"a": 1, "b": [2]}</tool_call>\n<tool_call>add\n{"a": 3}\n</tool_call>',
+        [("add", {"a": 1, "b": [2]}), ("add", {"a": 3})],
+        "",
+        "",
+        [],
+    ),
+    "telechat4_name_then_json_with_text_after_the_object_is_malformed": (
+        "XingChen4-29B-A4B",
+        '</think><tool_call>add{"a": 1} and more</tool_call>',
+        [],
+        "",
+        "",
+        ["malformed"],
+    ),
+    "telechat4_name_then_json_cut_is_truncated": (
+        "TeleChat4-29B",
+        '</think><tool_call>add {"a": 1',
+        [],
+        "",
+        "",
+        ["truncated"],
+    ),
     "telechat4_cut_in_a_value": (
         "XingChen4-29B-A4B",
         "</think><tool_call>add<param_key>a</param_key><param_value>1",

@@ -112,7 +112,8 @@ IQUEST_CODER_V2 = _iquest("iquest_coder_v2", "iquestcoder_tool_call", "iQuest Co
 # TeleChat4 / XingChen4: hermes's <tool_call> JSON, or `<tool_call>NAME<param_key>K</param_key><param_value>V
 # </param_value>...</tool_call>` (SGLang's and vLLM's telechat4 and xingchen4 parsers, all alike): values are
 # trimmed and typed by the schema. The JSON body is hermes's (its presets name hermes too); a name followed by
-# a JSON object (`NAME{...}`) is not read. <tool_call> is hermes's opener: active where named.
+# the arguments' JSON object (`NAME{...}`) is read by a second handler of the opener (the same declaration with
+# JSON arguments). <tool_call> is hermes's opener: active where named.
 TELECHAT4 = Declaration(
     "telechat4",
     Call(
@@ -233,6 +234,19 @@ def _with_glm45_calls(spec: FormatSpec) -> FormatSpec:
     return replace(spec, wire=wire, delimiters=spec.delimiters + " · <tool_call>NAME<arg_key>K</arg_key>...")
 
 
+def _with_telechat4_json_arguments(spec: FormatSpec) -> FormatSpec:
+    """``spec``, also reading ``<tool_call>NAME{...}</tool_call>`` (SGLang's telechat4 detector reads a name
+    and the arguments' JSON object): the declaration with JSON arguments, wired second."""
+    named_json = compile_declaration(replace(TELECHAT4, call=replace(TELECHAT4.call, arguments=JsonArgs())))
+    base = spec.wire
+
+    def wire(w: Wiring) -> None:
+        base(w)
+        named_json.wire(w)
+
+    return replace(spec, wire=wire, delimiters=spec.delimiters + " · <tool_call>NAME{ARGS}</tool_call>")
+
+
 def _with_bare_plamo_arguments(spec: FormatSpec) -> FormatSpec:
     """``spec``, also reading a request whose JSON follows ``<|plamo:begin_tool_arguments:plamo|>`` directly
     (SGLang's plamo3 detector reads both): the same declaration with the shorter marker, wired second."""
@@ -265,7 +279,7 @@ SPECS: list[FormatSpec] = [
     _with_inkling_header(compile_declaration(INKLING)),
     compile_declaration(IQUEST_Q1),
     compile_declaration(IQUEST_CODER_V2),
-    compile_declaration(TELECHAT4),
+    _with_telechat4_json_arguments(compile_declaration(TELECHAT4)),
     _with_glm45_calls(compile_declaration(GLM53_FLASH)),
     _with_bare_plamo_arguments(compile_declaration(PLAMO3)),
 ]
