@@ -272,6 +272,8 @@ RULES: tuple[Rule, ...] = (
               "<reserved_12>..<|reserved_15|> removed"),
     Rule(r"step-?3(?![.0-9p])", "step-3", ("step3",), True,
          note="steptml invokes; the output starts inside reasoning (vLLM's and SGLang's step3 parsers)"),
+    Rule(r"k2-?v3", "k2-v3", ("k2_v3",),
+         note="K2 Horizon's calls, values optionally typed by <ifm|arg_type> (SGLang's k2_v3 detector)"),
     Rule(r"k2-?horizon", "k2-horizon", ("k2_horizon",),
          note="IFM calls (xml or json dialect); reasons in <ifm|think>, _fast or _faster by reasoning effort"),
     Rule(r"(?<![a-z])dots[.-]", "dots", ("dots", "hermes"), note="XML invokes in <dots_function_call>"),

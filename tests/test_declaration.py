@@ -129,6 +129,43 @@ def test_load_reads_a_path_and_dump_writes_one(tmp_path: Path) -> None:
             r"type and string attributes need key_attribute",
         ),
         (
+            {
+                "name": "x",
+                "call": {
+                    "open": "<c>",
+                    "close": "</c>",
+                    "name": {"kind": "header", "end": ""},
+                    "arguments": {
+                        "kind": "tagged",
+                        "open": "<k>",
+                        "key_end": "</k>",
+                        "close": "</v>",
+                        "type_open": "<t>",
+                    },
+                },
+            },
+            r"type_close: type_open and type_close are declared together",
+        ),
+        (
+            {
+                "name": "x",
+                "call": {
+                    "open": "<c>",
+                    "close": "</c>",
+                    "name": {"kind": "header", "end": ""},
+                    "arguments": {
+                        "kind": "tagged",
+                        "open": "<k>",
+                        "key_end": "</k>",
+                        "close": "</v>",
+                        "type_open": "<t>",
+                        "type_close": "</t>",
+                    },
+                },
+            },
+            r"type_open: a type element sits between a key element and value_open",
+        ),
+        (
             {"name": "x", "call": {"open": "", "close": None}},
             r"^call\.open: a call without an opener needs a section",
         ),

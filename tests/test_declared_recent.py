@@ -1,5 +1,5 @@
 """The families of the engines' newest parser registries (formats/declared_recent.py): K2 Horizon, dots,
-Granite 20B function calling, ERNIE 4.5's response tags, Inkling, IQuest Q1, TeleChat4, GLM-5.3-Flash's JSON form and PLaMo 3, through their presets, under every chunking; values holding the markers that
+K2 V3, Granite 20B function calling, ERNIE 4.5's response tags, Inkling, IQuest Q1, TeleChat4, GLM-5.3-Flash's JSON form and PLaMo 3, through their presets, under every chunking; values holding the markers that
 cannot end them where they stand; cut calls; and a K2 Horizon value property-tested. The engines' own cases
 are in tests/data/real/{vllm,sglang}.json (test_real_world.py)."""
 
@@ -37,6 +37,7 @@ def test_every_recent_family_is_a_catalog_format_with_its_declaration_and_a_pres
 
 _PRESET_IDS = (
     "MBZUAI-IFM/K2-Horizon",
+    "MBZUAI-IFM/K2-V3",
     "rednote-hilab/dots.llm1.inst",
     "ibm-granite/granite-20b-functioncalling",
     "baidu/ERNIE-4.5-21B-A3B-Thinking",
@@ -188,6 +189,18 @@ CASES = {
         ["truncated"],
     ),
     # TeleChat4 / XingChen4: the key/value body and hermes's JSON behind the same <tool_call>; values trimmed.
+    # K2 V3 (SGLang's k2_v3): an <ifm|arg_type> element types the value it precedes; untyped values keep the schema.
+    "k2_v3_typed_and_untyped_values": (
+        "MBZUAI-IFM/K2-V3",
+        "<ifm|think>Look.</ifm|think>\n<ifm|tool_calls>\n<ifm|tool_call>run\n<ifm|arg_key>n</ifm|arg_key>\n"
+        "<ifm|arg_type>integer</ifm|arg_type>\n<ifm|arg_value>42</ifm|arg_value>\n<ifm|arg_key>s</ifm|arg_key>"
+        "<ifm|arg_type>string</ifm|arg_type><ifm|arg_value>[1]</ifm|arg_value><ifm|arg_key>t</ifm|arg_key>"
+        "<ifm|arg_value> x </ifm|arg_value></ifm|tool_call>\n</ifm|tool_calls>",
+        [("run", {"n": 42, "s": "[1]", "t": " x "})],
+        "",
+        "Look.",
+        [],
+    ),
     "telechat4_key_value_call_then_a_json_call": (
         "TeleChat4-29B",
         "Sum it.</think>Sure.<tool_call>add<param_key>a</param_key>\n<param_value> 1 </param_value></tool_call>"

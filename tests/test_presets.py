@@ -64,6 +64,7 @@ CANONICAL_FORMATS = frozenset(
         "minimax_m3",
         # written as declarations (formats/declared_recent.py)
         "k2_horizon",
+        "k2_v3",
         "dots",
         "granite_20b_fc",
         "ernie45",
@@ -171,6 +172,7 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("openbmb/MiniCPM5-8B", "minicpm5", ("minicpm5",), False),
     ("stepfun-ai/step3", "step-3", ("step3",), True),
     ("MBZUAI-IFM/K2-Horizon", "k2-horizon", ("k2_horizon",), False),
+    ("MBZUAI-IFM/K2-V3", "k2-v3", ("k2_v3",), False),
     ("rednote-hilab/dots.llm1.inst", "dots", ("dots", "hermes"), False),
     ("ibm-granite/granite-20b-functioncalling", "granite-20b-fc", ("granite_20b_fc",), False),
     ("inclusionAI/Ling-3-flash", "ling-3", ("glm45",), True),

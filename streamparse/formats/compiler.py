@@ -106,6 +106,9 @@ def tag_syntax(args: TaggedArgs, call_close: str, next_open: tuple[str, ...] = (
         )
     else:
         value_open = r"\s*" + re.escape(args.value_open) if args.value_open else ""
+        if args.type_open:  # optional, typing the value like a type attribute (tag_body reads the group)
+            typed = re.escape(args.type_open) + r"(?P<type>[^<>\n]{1,40})" + re.escape(args.type_close)
+            value_open = r"(?:\s*" + typed + ")?" + value_open
         header = re.compile(r"(?P<key>[^<>\n]{1,200}?)[ \t]*" + re.escape(args.key_end) + value_open)
     header_end = args.value_open or args.key_end
     return TagSyntax(

@@ -175,7 +175,9 @@ class TaggedArgs(Part):
     value of that attribute in the element's header (``<param name="K">``, K3's ``<|open|>argument key="K"
     type="T"<|sep|>``); ``type_attribute``: an attribute giving the value's JSON type (``string`` means raw
     text, anything else JSON); ``string_attribute``: DSML's ``string="true|false"``; ``attribute_escapes``:
-    attribute values are XML-escaped. ``values``: how each value is written. ``json_block``: the call may
+    attribute values are XML-escaped. ``type_open``/``type_close``: an optional element between the key and
+    ``value_open`` naming the value's JSON type the same way (K2 V3's ``<ifm|arg_type>integer</ifm|arg_type>``).
+    ``values``: how each value is written. ``json_block``: the call may
     hold one JSON arguments object between these markers instead (K3's ``<|open|>json type="object"<|sep|>``).
     """
 
@@ -187,6 +189,8 @@ class TaggedArgs(Part):
     type_attribute: str | None = None
     string_attribute: str | None = None
     attribute_escapes: Escapes = "none"
+    type_open: str = ""
+    type_close: str = ""
     values: Values = Values()
     json_block: JsonArgs | None = None
 
@@ -210,6 +214,12 @@ class TaggedArgs(Part):
         check_choice(path + "attribute_escapes", self.attribute_escapes, get_args(Escapes))
         if self.attribute_escapes != "none" and self.key_attribute is None:
             raise fail(path + "attribute_escapes", "applies to attributes only")
+        check_marker(path + "type_open", self.type_open, empty=True)
+        check_marker(path + "type_close", self.type_close, empty=True)
+        if bool(self.type_open) != bool(self.type_close):
+            raise fail(path + "type_close", "type_open and type_close are declared together")
+        if self.type_open and (self.key_attribute is not None or not self.value_open):
+            raise fail(path + "type_open", "a type element sits between a key element and value_open")
         if self.close is None and self.key_attribute is not None:
             raise fail(path + "close", "</KEY> closers need the key between markers, not in an attribute")
         if not isinstance(self.values, Values):

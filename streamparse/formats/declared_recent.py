@@ -41,6 +41,22 @@ K2_HORIZON = Declaration(
     auto=True,
 )
 
+# K2 V3 (SGLang's k2_v3 detector): K2 Horizon's calls, where an `<ifm|arg_type>T</ifm|arg_type>` may stand
+# between a key and its value and types it (`string` keeps the text raw, any other type reads it as JSON).
+# vLLM's k2_horizon xml dialect refuses that element (its tests), so it is a format of its own, named only.
+_K2_ARGS = K2_HORIZON.call.arguments
+assert isinstance(_K2_ARGS, TaggedArgs)
+K2_V3 = replace(
+    K2_HORIZON,
+    name="k2_v3",
+    call=replace(
+        K2_HORIZON.call, arguments=replace(_K2_ARGS, type_open="<ifm|arg_type>", type_close="</ifm|arg_type>")
+    ),
+    models="K2 V3 (MBZUAI IFM)",
+    notes="K2 Horizon's opener with typed values: active where named (presets), not in auto",
+    auto=False,
+)
+
 # dots: <dots_function_call> around XML invokes, <invoke name="NAME"><parameter name="K">V</parameter></invoke>;
 # values are stripped and typed by the schema (SGLang's and vLLM's dots parsers), which also read a JSON call
 # object in the block (a second handler of its opener). Its <invoke> is MiniMax's opener too: active where
@@ -165,6 +181,7 @@ PLAMO3 = Declaration(
 
 DECLARATIONS: tuple[Declaration, ...] = (
     K2_HORIZON,
+    K2_V3,
     DOTS,
     GRANITE_20B_FC,
     ERNIE45,
@@ -264,6 +281,12 @@ def _with_bare_plamo_arguments(spec: FormatSpec) -> FormatSpec:
 SPECS: list[FormatSpec] = [
     _with_json_dialect(
         compile_declaration(K2_HORIZON),
+        "<ifm|tool_call>",
+        "</ifm|tool_call>",
+        '<ifm|tool_call>{"name": NAME, "arguments": ARGS}</ifm|tool_call>',
+    ),
+    _with_json_dialect(
+        compile_declaration(K2_V3),
         "<ifm|tool_call>",
         "</ifm|tool_call>",
         '<ifm|tool_call>{"name": NAME, "arguments": ARGS}</ifm|tool_call>',

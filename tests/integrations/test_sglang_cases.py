@@ -49,6 +49,7 @@ PEER = {
 STREAMED_BEFORE_THE_CUT = {
     "spark25::cut_call": [("set_state", {})],
     "iquest_q1::incomplete_call_at_end": [("run", {})],
+    "k2_v3::unterminated_stream": [("get_weather", {})],
     "spark3::conversion_fallbacks": [
         ("set_state", {"name": "null", "count": "not-an-int", "active": False, "undeclared": "42"})
     ],

@@ -88,6 +88,7 @@ TEXTS: dict[str, str] = {
     # Values are stripped, so the tag writes a newline after each tag as the template does.
     "dots": '<dots_function_call><invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke></dots_function_call>',
     "k2_horizon": "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value><ifm|arg_key>days</ifm|arg_key><ifm|arg_value>3</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
+    "k2_v3": "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value><ifm|arg_key>days</ifm|arg_key><ifm|arg_value>3</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
     # Values are verbatim (their whitespace is data), so the tag writes no newline between the tags.
     "iquest_q1": "<iquest_tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></iquest_tool_call>",
     "iquest_coder_v2": "<iquestcoder_tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></iquestcoder_tool_call>",
