@@ -58,6 +58,15 @@ def test_load_reads_a_path_and_dump_writes_one(tmp_path: Path) -> None:
     assert formats.load(str(path)) == decl
 
 
+def _tagged(**arguments: str) -> dict[str, Any]:
+    """A declaration whose tagged arguments (``<k>K</k>V</v>``) also take ``arguments``."""
+    args = {"kind": "tagged", "open": "<k>", "key_end": "</k>", "close": "</v>", **arguments}
+    return {
+        "name": "x",
+        "call": {"open": "<c>", "close": "</c>", "name": {"kind": "header", "end": ""}, "arguments": args},
+    }
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -128,41 +137,9 @@ def test_load_reads_a_path_and_dump_writes_one(tmp_path: Path) -> None:
             },
             r"type and string attributes need key_attribute",
         ),
+        (_tagged(type_open="<t>"), r"type_close: type_open and type_close are declared together"),
         (
-            {
-                "name": "x",
-                "call": {
-                    "open": "<c>",
-                    "close": "</c>",
-                    "name": {"kind": "header", "end": ""},
-                    "arguments": {
-                        "kind": "tagged",
-                        "open": "<k>",
-                        "key_end": "</k>",
-                        "close": "</v>",
-                        "type_open": "<t>",
-                    },
-                },
-            },
-            r"type_close: type_open and type_close are declared together",
-        ),
-        (
-            {
-                "name": "x",
-                "call": {
-                    "open": "<c>",
-                    "close": "</c>",
-                    "name": {"kind": "header", "end": ""},
-                    "arguments": {
-                        "kind": "tagged",
-                        "open": "<k>",
-                        "key_end": "</k>",
-                        "close": "</v>",
-                        "type_open": "<t>",
-                        "type_close": "</t>",
-                    },
-                },
-            },
+            _tagged(type_open="<t>", type_close="</t>"),
             r"type_open: a type element sits between a key element and value_open",
         ),
         (
