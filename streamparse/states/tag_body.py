@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.engine import Engine, Handler, MarkerTable, State
 from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
-from ..core.lookahead import after_ws, read_header, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
 from ..events import Event
 from ..rejections import Reason
 from .value_writer import ValueWriter, member
@@ -194,6 +194,15 @@ class TagCallState(State):
             eng.end_call(end)
             eng.pos = end
             eng.pop()
+            return True
+        stop = buf.find(syn.call_close, e, e + LOOKAHEAD + len(syn.call_close))
+        if stop >= 0 and buf.find(syn.header_end, e, stop) < 0:
+            # The call's closer before the header's end (a key written with no value): the call is malformed,
+            # not cut, and ends at its closer; the text after it stays text.
+            call = eng.call
+            if call is not None and call.reject is None:
+                call.reject, call.detail = Reason.MALFORMED, "a parameter without its value"
+            eng.pos = stop
             return True
         m = read_header(buf, e, syn.header_end, syn.param_header, final)
         if m is None:
