@@ -101,8 +101,6 @@ class Tables:
                 handlers.setdefault(t, []).append(separator)
             for t in REASONING_DROPPED:
                 handlers[t] = [drop]
-            for t in control_tokens:  # the parser's own (a preset's: MiniCPM-V's reserved markers)
-                handlers[t] = [vanish]
             if promote:
                 for k, v in calls.items():
                     handlers.setdefault(k, []).extend(v)
@@ -110,6 +108,7 @@ class Tables:
                 for k in _ENDS_WRITTEN_REASONING & calls.keys():
                     handlers.setdefault(k, []).append(end_primed_reasoning)
             handlers.setdefault(closer, []).insert(0, pop_scope)
+            _last_resort(handlers, control_tokens)
             if closer == "</think>":
                 handlers.setdefault("<think>", []).append(repeated_opener)  # a primed output that repeats the opener
             self.reasoning[closer] = MarkerTable(handlers, w.ns if promote else None, w.anchors)
@@ -129,8 +128,8 @@ class Tables:
             primed_ns = {k: [end_primed_reasoning] for k in w.ns}
         text: dict[str, list[Handler]] = {k: list(v) for k, v in calls.items()}
         _declared_scopes(w, declared, self.reasoning, primed, text)
-        for t in control_tokens:
-            text[t] = primed[t] = [vanish]
+        _last_resort(text, control_tokens)
+        _last_resort(primed, control_tokens)
         self.primed = MarkerTable(primed, primed_ns if not promote else w.ns, w.anchors)
         if tools and "pythonic" in active:
             # A pythonic list after prose, for declared tools only: without tools `[` is never a marker
@@ -186,6 +185,16 @@ def _declared_scopes(
         separator = text_separators(tuple(w.separators))
         for m in w.separators:
             text.setdefault(m, []).append(separator)
+
+
+def _last_resort(handlers: dict[str, list[Handler]], control_tokens: tuple[str, ...]) -> None:
+    """The parser's own control tokens (a preset's: MiniCPM-V's reserved markers) vanish, but only where no
+    other handler takes the marker: a marker a format reads (a call opener) stays that format's."""
+    for t in control_tokens:
+        found = handlers.setdefault(t, [])
+        if vanish in found:
+            found.remove(vanish)
+        found.append(vanish)
 
 
 def _unnamed_start_handlers(active: tuple[str, ...]) -> tuple[Handler, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from invariants import byte_pieces, calls, random_pieces, run
+from invariants import byte_pieces, calls, check_stream, random_pieces, run
 
 from streamparse import StreamParser, parse
 from streamparse.events import ParseResult, TextWasReasoning, merge_events
@@ -208,3 +208,15 @@ def test_reserved_markers_never_reach_text_or_reasoning(reasoning: str, answer: 
     (one pass over the output, as it streams) and nothing else is."""
     result = _stream(f"<think>{reasoning}</think>{answer}", **THINKING)
     assert (result.reasoning, result.text) == (_RESERVED.sub("", reasoning), _RESERVED.sub("", answer))
+
+
+def test_a_control_token_a_format_reads_stays_that_formats_marker() -> None:
+    """docs/API.md: a marker a format reads (a call opener) given as a control token stays that format's, so
+    the call is never made to vanish."""
+    result = check_stream(
+        'hi <tool_call>{"name": "f", "arguments": {}}</tool_call> <reserved_12>bye',
+        formats=["hermes"],
+        control_tokens=["<tool_call>", "<reserved_12>"],
+    )
+    assert [c.name for c in result.tool_calls] == ["f"]
+    assert result.text == "hi bye"
