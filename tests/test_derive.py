@@ -3,14 +3,17 @@ the renders, not from a table of known formats, and parses that model's output u
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from invariants import calls, check_stream
 
+import streamparse.derive as derive_module
 from streamparse import ParseResult, StreamParser, formats
-from streamparse.derive import DeriveError, derive
+from streamparse.derive import DeriveError, clear_cache, derive
+from streamparse.derive.render import Renderer
 from streamparse.formats import ElementArgs, HeaderName, JsonName, TaggedArgs
 
 INVENTED = Path(__file__).parent / "data" / "invented"
@@ -293,3 +296,18 @@ def test_a_tokenizer_config_gives_the_default_named_template_and_its_special_tok
     assert found.special_tokens["eos_token"] == {"content": "<|e|>", "special": True}
     (tmp_path / "chat_template.jinja").write_text("{{ 3 }}", encoding="utf-8")
     assert read_template(tmp_path).template == "{{ 3 }}"  # type: ignore[union-attr]  # the .jinja file wins
+
+
+def test_no_probe_is_rendered_twice_with_the_same_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    class Counting(Renderer):
+        def render(self, **variables: Any) -> str:
+            seen.append(json.dumps(variables, sort_keys=True, default=str))
+            return super().render(**variables)
+
+    clear_cache(unregister=True)
+    monkeypatch.setattr(derive_module, "Renderer", Counting)
+    derive((INVENTED / "json_markers.jinja").read_text(encoding="utf-8"))
+    clear_cache(unregister=True)
+    assert len(seen) >= 12 and len(set(seen)) == len(seen)

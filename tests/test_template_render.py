@@ -51,3 +51,16 @@ def test_a_template_that_appends_to_a_list_is_rendered_in_the_mutable_sandbox() 
 def test_the_immutable_sandbox_is_kept_when_asked() -> None:
     with pytest.raises(RenderError, match="unsafe"):
         Renderer("{% set xs = [] %}{{ xs.append(1) }}", mutable=False).render()
+
+
+def test_a_dict_key_named_like_a_dict_method_reads_the_method_as_jinja2_does() -> None:
+    # jinja2 tries the attribute before the item: a JSON schema's "items" key is not what ``schema.items`` reads.
+    schema = {"items": {"type": "string"}, "type": "array"}
+    assert render("{{ s.items is callable }}|{{ s.type }}|{{ s.missing is defined }}", s=schema) == "True|array|False"
+
+
+def test_an_attribute_of_a_dict_subclass_is_read_before_its_item() -> None:
+    class Note(dict[str, str]):
+        note = "attribute"
+
+    assert render("{{ d.note }}|{{ d['note'] }}", d=Note(note="item")) == "attribute|item"

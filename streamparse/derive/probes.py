@@ -249,6 +249,9 @@ def run_probes(
         why = "; ".join(dict.fromkeys(errors)) or "no call in the render"
         raise ProbeError(f"the template renders no tool calls for an assistant turn ({why})")
     for probe in PROBES:
+        if probe is PROBES[2]:
+            out.gen[probe.id] = first  # rendered already, in the shape that showed the call
+            continue
         try:
             out.gen[probe.id] = generated(probe, out.args_as_string, out.with_ids, out.flat_calls)
         except BoundError as exc:

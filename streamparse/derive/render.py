@@ -72,6 +72,10 @@ class _Budget:
             raise BoundError(f"the template ran longer than {self.limits.seconds:g} s")
 
 
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+"""Every attribute a plain dict has (its type's and object's): any other name is an item or nothing."""
+
+
 def _plain(x: Any) -> Any:
     """Mappings and sequences as JSON-serialisable values (jinja hands over its own wrappers)."""
     if isinstance(x, Mapping):
@@ -101,6 +105,8 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
         import jinja2
         from jinja2.ext import Extension
         from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
+
+        from .codegen import PreparedCodeGenerator
     except ImportError as exc:  # pragma: no cover - exercised by the no-jinja2 test in a subprocess
         raise ImportError("rendering chat templates needs jinja2: pip install 'streamparse-llm[templates]'") from exc
 
@@ -126,6 +132,10 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
 
             def getattr(self, obj: Any, attribute: str) -> Any:
                 budget_box[0].tick()
+                if type(obj) is dict and attribute not in _DICT_ATTRIBUTES and attribute in obj:
+                    # jinja2 tries the attribute first: a plain dict has none by a name dict's type lacks, so
+                    # its AttributeError (an exception per ``message.role``) is skipped for the same item.
+                    return obj[attribute]
                 return super().getattr(obj, attribute)
 
             def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
@@ -188,6 +198,7 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
     envs = []
     for base in (ImmutableSandboxedEnvironment, SandboxedEnvironment):
         env = bounded(base)(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols", Generation])
+        env.code_generator_class = PreparedCodeGenerator  # jinja2's generated source, with fewer tree walks
         # jinja2's optimizer only folds constant expressions ahead of time (the same output); skipping that
         # pass takes a sixth off the compile of a large template.
         env.optimized = False
