@@ -4,6 +4,7 @@ jinja2's Python source character for character, and leaves the parsed tree as it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 from jinja2 import nodes
@@ -79,3 +80,9 @@ def test_prepared_nodes_answer_as_jinja2_does_and_undo_leaves_the_tree_as_parsed
     assert [list(n.iter_child_nodes(only=("body",))) for n in every] == only_body
     undo()
     assert [dict(vars(n)) for n in every] == before
+
+
+def test_nodes_without_a_dict_are_left_to_jinja2s_own_walks() -> None:
+    slotted = cast(nodes.Node, type("Slotted", (), {"__slots__": ("fields",)})())
+    prepare(slotted)()  # nothing to give such a node: no error, and nothing to undo
+    assert not hasattr(slotted, "__dict__")

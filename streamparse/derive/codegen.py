@@ -45,6 +45,8 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
     """
     order: list[nodes.Node] = []
     listed = order.append
+    if not hasattr(root, "__dict__"):  # nodes with __slots__ (not jinja2 3.1's): jinja2's own walks, as they are
+        return lambda: None
 
     def visit(node: nodes.Node) -> None:
         start = len(order)
