@@ -43,10 +43,10 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
     a field a class-level default, so a field is in the instance's ``__dict__`` or unset), a list field's
     nodes, a node field. Recursion goes as deep as the tree, as jinja2's own generation does.
     """
-    order: list[nodes.Node] = []
-    listed = order.append
     if not hasattr(root, "__dict__"):  # nodes with __slots__ (not jinja2 3.1's): jinja2's own walks, as they are
         return lambda: None
+    order: list[nodes.Node] = []
+    listed = order.append
 
     def visit(node: nodes.Node) -> None:
         start = len(order)
