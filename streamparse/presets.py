@@ -322,8 +322,11 @@ RULES: tuple[Rule, ...] = (
          note="the template opens <think> unless enable_thinking=false (then it closes it in the prompt)"),
     Rule(r"exaone-?4", "exaone-4", "auto",
          note="enable_thinking=true (off by default) opens <think> in the prompt"),
-    Rule(r"hyperclova", "hyperclovax-seed-think", "auto",
-         note="thinking=true (off by default) opens <think> in the prompt; false closes it there"),
+    Rule(r"hyperclovax-seed-think-14b", "hyperclovax-seed-think", ("hyperclovax_seed_think_14b", "json"),
+         note="JSON list after an 'assistant -> tool/function_call' header; a bare list under required/named"),
+    Rule(r"hyperclova", "hyperclovax-seed-think", ("hyperclovax_seed_think", "json"),
+         note="thinking=true (off by default) opens <think> in the prompt; <tool_call> key/value calls with "
+         "JSON values, a bare JSON list under required/named tool_choice"),
     Rule(r"intern-?s1", "intern-s1", ("internlm",),
          note="the model writes <think>; <|action_start|><|plugin|> calls"),
     Rule(r"iquest-?q1", "iquest-q1", ("iquest_q1",), True,

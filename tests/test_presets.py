@@ -78,6 +78,9 @@ CANONICAL_FORMATS = frozenset(
         "apriel",
         "granite_thinking",
         "hunyuan",
+        # written as declarations (formats/declared_latest.py)
+        "hyperclovax_seed_think",
+        "hyperclovax_seed_think_14b",
     ]
 )
 
@@ -268,7 +271,18 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("Tele-AI/TeleChat3-36B-Thinking", "telechat", "auto", True),
     ("XingChen4-29B-A4B", "xingchen-4", ("telechat4", "hermes"), True),
     ("LGAI-EXAONE/EXAONE-4.0-32B", "exaone-4", "auto", False),
-    ("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", "hyperclovax-seed-think", "auto", False),
+    (
+        "naver-hyperclovax/HyperCLOVAX-SEED-Think-14B",
+        "hyperclovax-seed-think",
+        ("hyperclovax_seed_think_14b", "json"),
+        False,
+    ),
+    (
+        "naver-hyperclovax/HyperCLOVAX-SEED-Think-32B",
+        "hyperclovax-seed-think",
+        ("hyperclovax_seed_think", "json"),
+        False,
+    ),
     ("internlm/Intern-S1-mini", "intern-s1", ("internlm",), False),
     ("IQuestLab/IQuest-Coder-V1-40B-Instruct", "iquest", "auto", True),
     ("IQuestLab/IQuest-Coder-V2-40B-Instruct", "iquest", ("iquest_coder_v2",), True),

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import (
     declared_families,
+    declared_latest,
     declared_recent,
     functionary,
     jsonic,
@@ -110,6 +111,7 @@ for _module in (
     unmarked,
     declared_families,
     declared_recent,
+    declared_latest,
 ):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec
