@@ -166,8 +166,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"qwen-?3", "qwen3", _HERMES, note="hybrid thinking: the model writes <think> itself"),
     Rule(r"qwq", "qwq-preview", _HERMES, requires=r"preview"),
     Rule(r"qwq", "qwq", _HERMES, True, note="QwQ-32B's template ends with <think>"),
-    Rule(r"qwen-?2\.5-?coder", "qwen2.5-coder", ("hermes", "json"),
-         note="often writes the call as bare or fenced JSON instead of <tool_call>"),
+    Rule(r"qwen-?2\.5-?coder", "qwen2.5-coder", ("qwen25_coder", "hermes", "json"),
+         note="often writes the call in <tools>, or as bare or fenced JSON, instead of <tool_call>"),
     Rule(r"qwen-?2\.5", "qwen2.5", _HERMES),
     Rule(r"qwen", "qwen", _HERMES),
     # -- DeepSeek: most specific version first; thinking variants before plain ones -----------------------

@@ -1,7 +1,8 @@
-"""The families of formats/declared_latest.py (HyperCLOVAX-SEED-Think 32B and 14B) through their presets, with
-the formats sharing their openers on as ``for_model`` keeps them, under every chunking: JSON-written values,
-the other bodies of ``<tool_call>`` still reaching their formats, the 14B's own message around its list, cut
-calls. vLLM's own cases for both parsers are in tests/data/real/vllm.json (test_real_world.py)."""
+"""The families of formats/declared_latest.py (HyperCLOVAX-SEED-Think 32B and 14B, Qwen2.5-Coder's <tools>)
+through their presets, with the formats sharing their openers on as ``for_model`` keeps them, under every
+chunking: JSON-written values, the other bodies of ``<tool_call>`` still reaching their formats, the 14B's own
+message around its list, values holding markers, cut calls. vLLM's own cases for their parsers are in
+tests/data/real/vllm.json (test_real_world.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from streamparse.presets import preset_for
 
 M32 = "naver-hyperclovax/HyperCLOVAX-SEED-Think-32B"
 M14 = "naver-hyperclovax/HyperCLOVAX-SEED-Think-14B"
-_PRESET_IDS = (M32, M14)
+Q25 = "Qwen/Qwen2.5-Coder-32B-Instruct"
+_PRESET_IDS = (M32, M14, Q25)
 
 
 def hcx(name: str, **args: str) -> str:
@@ -86,6 +88,28 @@ CASES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]], str, list[str
     "14b_cut_list": (
         M14,
         ' -> tool/function_call\n[{"name": "get_weather", "arguments": {"city": "Seoul"}}, {"name": "get_ti',
+        [("get_weather", {"city": "Seoul"})],
+        "",
+        ["truncated"],
+    ),
+    "qwen25_coder_block_after_prose_and_a_hermes_call": (
+        Q25,
+        'Checking both.\n<tools>\n{"name": "get_weather", "arguments": {"city": "Seoul"}}\n</tools>\n'
+        '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>',
+        [("get_weather", {"city": "Seoul"}), ("get_time", {})],
+        "Checking both.",
+        [],
+    ),
+    "qwen25_coder_value_holding_the_closer": (
+        Q25,
+        '<tools>{"name": "note", "arguments": {"text": "</tools> and <tools>"}}</tools>',
+        [("note", {"text": "</tools> and <tools>"})],
+        "",
+        [],
+    ),
+    "qwen25_coder_cut_list": (
+        Q25,
+        '<tools>[{"name": "get_weather", "arguments": {"city": "Seoul"}}, {"name": "get_ti',
         [("get_weather", {"city": "Seoul"})],
         "",
         ["truncated"],

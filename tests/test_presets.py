@@ -81,6 +81,7 @@ CANONICAL_FORMATS = frozenset(
         # written as declarations (formats/declared_latest.py)
         "hyperclovax_seed_think",
         "hyperclovax_seed_think_14b",
+        "qwen25_coder",
     ]
 )
 
@@ -109,7 +110,7 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("qwq:32b", "qwq", HERMES, True),
     ("Qwen/QwQ-32B-Preview", "qwq-preview", HERMES, False),
     ("bartowski/Qwen2.5-7B-Instruct-GGUF", "qwen2.5", HERMES, False),
-    ("qwen2.5-coder:32b", "qwen2.5-coder", ("hermes", "json"), False),
+    ("qwen2.5-coder:32b", "qwen2.5-coder", ("qwen25_coder", "hermes", "json"), False),
     ("TheBloke/Qwen2.5-14B-Instruct-AWQ", "qwen2.5", HERMES, False),
     # Llama
     ("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1", LLAMA31, False),

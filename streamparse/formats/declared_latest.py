@@ -47,7 +47,17 @@ HYPERCLOVAX_SEED_THINK_14B = Declaration(
     notes="a tool/function_call role header before a JSON list: active where named (presets), not in auto",
 )
 
-DECLARATIONS: tuple[Declaration, ...] = (HYPERCLOVAX_SEED_THINK, HYPERCLOVAX_SEED_THINK_14B)
+# Qwen2.5-Coder (vLLM's qwen25_coder and qwen2_5_coder parsers): `<tools>` + a call object, or a JSON list of
+# them, + `</tools>`; blocks may follow each other. The tag also names the tool list in system prompts: active
+# where named (presets), not in auto.
+QWEN25_CODER = Declaration(
+    "qwen25_coder",
+    Call("<tools>", "</tools>", JsonName()),
+    models="Qwen2.5-Coder",
+    notes="hermes's JSON call in <tools>...</tools>: active where named (presets), not in auto",
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (HYPERCLOVAX_SEED_THINK, HYPERCLOVAX_SEED_THINK_14B, QWEN25_CODER)
 
 
 def _ahead_of_siblings(spec: FormatSpec, marker: str) -> FormatSpec:
@@ -67,4 +77,5 @@ def _ahead_of_siblings(spec: FormatSpec, marker: str) -> FormatSpec:
 SPECS: list[FormatSpec] = [
     _ahead_of_siblings(compile_declaration(HYPERCLOVAX_SEED_THINK), "<tool_call>"),
     compile_declaration(HYPERCLOVAX_SEED_THINK_14B),
+    compile_declaration(QWEN25_CODER),
 ]

@@ -99,6 +99,7 @@ TEXTS: dict[str, str] = {
     # Values are JSON (a string quoted) and stripped: a newline after the name and after each value.
     "hyperclovax_seed_think": '<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>"Paris"</arg_value>\n<arg_key>days</arg_key><arg_value>3</arg_value>\n</tool_call>',
     "hyperclovax_seed_think_14b": '-> tool/function_call\n[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]',
+    "qwen25_coder": '<tools>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}</tools>',
 }
 
 # The xgrammar / vLLM tag of vLLM's own parser for the family.
