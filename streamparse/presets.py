@@ -338,7 +338,9 @@ RULES: tuple[Rule, ...] = (
     Rule(r"kolibri", "kolibri", _HERMES, note="hermes calls; the model writes <think>"),
     Rule(r"pangu", "openpangu", "auto", True,
          note="<think> (or [unused16]) opened by the prompt unless think=false"),
-    Rule(r"rwkv", "rwkv", "auto", note="enable_thinking=true (off by default) opens <think> in the prompt"),
+    Rule(r"rwkv", "rwkv", ("rwkv", "json", "hermes"),
+         note="enable_thinking=true (off by default) opens <think> in the prompt; calls in a ```json fence, labelled "
+         "**Tool Call:** or bare"),
     Rule(r"plamo-?3", "plamo-3", ("plamo3",), True,
          note="the prompt opens <|plamo:begin_think:plamo|> unless enable_thinking=false"),
     Rule(r"berry-?lm", "berrylm", _QWEN3_CODER, True,

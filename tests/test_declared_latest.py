@@ -1,5 +1,5 @@
-"""The families of formats/declared_latest.py (HyperCLOVAX-SEED-Think 32B and 14B, Qwen2.5-Coder's <tools>)
-through their presets, with the formats sharing their openers on as ``for_model`` keeps them, under every
+"""The families of formats/declared_latest.py (HyperCLOVAX-SEED-Think 32B and 14B, Qwen2.5-Coder's <tools>,
+RWKV) through their presets, with the formats sharing their openers on as ``for_model`` keeps them, under every
 chunking: JSON-written values, the other bodies of ``<tool_call>`` still reaching their formats, the 14B's own
 message around its list, values holding markers, cut calls. vLLM's own cases for their parsers are in
 tests/data/real/vllm.json (test_real_world.py)."""
@@ -18,7 +18,8 @@ from streamparse.presets import preset_for
 M32 = "naver-hyperclovax/HyperCLOVAX-SEED-Think-32B"
 M14 = "naver-hyperclovax/HyperCLOVAX-SEED-Think-14B"
 Q25 = "Qwen/Qwen2.5-Coder-32B-Instruct"
-_PRESET_IDS = (M32, M14, Q25)
+RWKV = "BlinkDL/rwkv7-g1"
+_PRESET_IDS = (M32, M14, Q25, RWKV)
 
 
 def hcx(name: str, **args: str) -> str:
@@ -111,6 +112,20 @@ CASES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]], str, list[str
         Q25,
         '<tools>[{"name": "get_weather", "arguments": {"city": "Seoul"}}, {"name": "get_ti',
         [("get_weather", {"city": "Seoul"})],
+        "",
+        ["truncated"],
+    ),
+    "rwkv_label_then_a_fence_holding_backticks": (
+        RWKV,
+        'Checking.\n**Tool Call:**\n```json\n{"name": "note", "arguments": {"text": "```json\\n{}\\n```"}}\n```',
+        [("note", {"text": "```json\n{}\n```"})],
+        "Checking.",
+        [],
+    ),
+    "rwkv_cut_fence": (
+        RWKV,
+        '**Tool Call:**\n```json\n{"name": "get_weather", "arguments": {"city": "Par',
+        [],
         "",
         ["truncated"],
     ),

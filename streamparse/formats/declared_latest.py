@@ -57,7 +57,16 @@ QWEN25_CODER = Declaration(
     notes="hermes's JSON call in <tools>...</tools>: active where named (presets), not in auto",
 )
 
-DECLARATIONS: tuple[Declaration, ...] = (HYPERCLOVAX_SEED_THINK, HYPERCLOVAX_SEED_THINK_14B, QWEN25_CODER)
+# RWKV (vLLM's rwkv parser): a `**Tool Call:**` label, then the call object in a ```json fence. The label is
+# markdown prose could hold: active where named (presets), not in auto.
+RWKV = Declaration(
+    "rwkv",
+    Call("**Tool Call:**", None, JsonName()),
+    models="RWKV-7 (G1)",
+    notes="a markdown label before a ```json fenced call: active where named (presets), not in auto",
+)
+
+DECLARATIONS: tuple[Declaration, ...] = (HYPERCLOVAX_SEED_THINK, HYPERCLOVAX_SEED_THINK_14B, QWEN25_CODER, RWKV)
 
 
 def _ahead_of_siblings(spec: FormatSpec, marker: str) -> FormatSpec:
@@ -78,4 +87,5 @@ SPECS: list[FormatSpec] = [
     _ahead_of_siblings(compile_declaration(HYPERCLOVAX_SEED_THINK), "<tool_call>"),
     compile_declaration(HYPERCLOVAX_SEED_THINK_14B),
     compile_declaration(QWEN25_CODER),
+    compile_declaration(RWKV),
 ]

@@ -100,6 +100,7 @@ TEXTS: dict[str, str] = {
     "hyperclovax_seed_think": '<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>"Paris"</arg_value>\n<arg_key>days</arg_key><arg_value>3</arg_value>\n</tool_call>',
     "hyperclovax_seed_think_14b": '-> tool/function_call\n[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]',
     "qwen25_coder": '<tools>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}</tools>',
+    "rwkv": '**Tool Call:**{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}',
 }
 
 # The xgrammar / vLLM tag of vLLM's own parser for the family.
