@@ -338,6 +338,8 @@ RULES: tuple[Rule, ...] = (
     Rule(r"kolibri", "kolibri", _HERMES, note="hermes calls; the model writes <think>"),
     Rule(r"pangu", "openpangu", "auto", True,
          note="<think> (or [unused16]) opened by the prompt unless think=false"),
+    Rule(r"(?<![a-z])cwm(?![a-z])", "cwm", ("cwm",),
+         note="Meta Code World Model: <tool: LABEL> NAME ARGS </tool> (vLLM's cwm parser)"),
     Rule(r"rwkv", "rwkv", ("rwkv", "json", "hermes"),
          note="enable_thinking=true (off by default) opens <think> in the prompt; calls in a ```json fence, labelled "
          "**Tool Call:** or bare"),

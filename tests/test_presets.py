@@ -83,6 +83,7 @@ CANONICAL_FORMATS = frozenset(
         "hyperclovax_seed_think_14b",
         "qwen25_coder",
         "rwkv",
+        "cwm",
     ]
 )
 
@@ -291,6 +292,7 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("Aleph-Alpha/Kolibri-1", "kolibri", HERMES, False),
     ("FreedomIntelligence/openPangu-Embedded-7B-V1.1", "openpangu", "auto", True),
     ("BlinkDL/rwkv7-g1", "rwkv", ("rwkv", "json", "hermes"), False),
+    ("facebook/cwm", "cwm", ("cwm",), False),
     ("pfnet/plamo-3-nict-31b-base", "plamo-3", ("plamo3",), True),
     ("Hcompany/Holo2-8B", "holo-2", HERMES, True),
     ("ibm-granite/granite-4.2-8b", "granite-4.2", QWEN3_CODER, True),

@@ -13,6 +13,7 @@ import difflib
 from typing import Any
 
 from . import (
+    cwm,
     declared_families,
     declared_latest,
     declared_recent,
@@ -112,6 +113,7 @@ for _module in (
     declared_families,
     declared_recent,
     declared_latest,
+    cwm,
 ):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec
