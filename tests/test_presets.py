@@ -84,6 +84,7 @@ CANONICAL_FORMATS = frozenset(
         "qwen25_coder",
         "rwkv",
         "cwm",
+        "granite_pythonic",
     ]
 )
 

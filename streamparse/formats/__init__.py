@@ -18,6 +18,7 @@ from . import (
     declared_latest,
     declared_recent,
     functionary,
+    granite_pythonic,
     jsonic,
     marked,
     pyish,
@@ -114,6 +115,7 @@ for _module in (
     declared_recent,
     declared_latest,
     cwm,
+    granite_pythonic,
 ):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec

@@ -66,6 +66,34 @@ STREAMED_BEFORE_THE_CUT = {
     "solar_open2::unterminated_block": [("search", '{"query": "Seo')],
     # the name goes out with the header; the xml dialect's malformed `<ifm|arg_type>` comes after it
     "k2_horizon::xml_typed_is_rejected_under_the_xml_dialect": [("lookup", {})],
+    # cut or broken after the name (and part of the arguments) went out
+    "hyperclovax_seed_think::json_partial_payload": [("get_current_weather", {})],
+    "qwen25_coder::malformed_json": [("broken", "{")],
+    "qwen25_coder::incomplete_tools_tag": [("test", {})],
+    "qwen2_5_coder::cut_object": [("no_close", {})],
+    "openpangu_v2::cut_object": [("get_weather", {})],
+    "nemotron_json::malformed": [("broken", {})],
+    # hermes reads the legacy line's Python dict as it comes; the </tool_call> never does
+    "rwkv::legacy_tool_call_line": [
+        ("read", {"action": "view_file", "industryType": "code", "filePath": "calculator.py"})
+    ],
+    "rwkv::legacy_edit_line": [
+        (
+            "edit",
+            {
+                "action": "replace_text",
+                "filePath": "calculator.py",
+                "oldText": "return a - b",
+                "newText": "return a + b",
+            },
+        )
+    ],
+    "rwkv::legacy_nested_edit_line": [
+        ("edit", {"edits": [{"path": "calculator.py", "oldText": "return a - b", "newText": "return a + b"}]})
+    ],
+    "rwkv::streamed_legacy_line": [("read", {"filePath": "calculator.py"})],
+    # the schema is checked when the arguments are complete, after they were streamed
+    "rwkv::bash_call_breaking_its_schema": [("bash", {"command": "python /tmp/calculator.py"})],
 }
 
 
