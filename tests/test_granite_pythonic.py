@@ -66,3 +66,12 @@ def test_a_call_line_is_found_whatever_prose_lines_surround_it(before: str, afte
     text = f'{before}\nget_weather(city="Paris")\n{after}'
     result = check_stream(text, seeds=3, formats=FORMATS)
     assert ("get_weather", {"city": "Paris"}) in calls(result)
+
+
+def test_a_held_line_past_max_call_chars_is_a_call_too_large_and_the_next_line_is_read() -> None:
+    text = 'note(text="' + "x" * 80 + '")\nDone.\nget_time(tz="UTC")'
+    result = check_stream(text, formats=FORMATS, max_call_chars=40)
+    assert reasons(result) == ["too_large"]
+    assert result.rejected[0].raw == text[:40]
+    assert calls(result) == [("get_time", {"tz": "UTC"})]
+    assert result.text == "Done."

@@ -28,14 +28,16 @@ class _LineCall(State):
     """A line that starts like a call, held from its name: the call up to its ``)`` on the same line, then only
     blanks up to the line's end. ``lead``: the newline before the line (text again if the line is not a call)."""
 
-    __slots__ = ("lead", "parts", "tracker", "phase", "done")
+    __slots__ = ("lead", "parts", "size", "tracker", "phase", "done", "dropped")
 
     def __init__(self, lead: str) -> None:
         self.lead = lead
         self.parts: list[str] = []
+        self.size = 0  # characters held
         self.tracker = PyCallTracker("call")
         self.phase = _BODY
         self.done: tuple[str, str] | None = None
+        self.dropped = False  # rejected too_large: the rest of the call is swallowed, not held
 
     def step(self, eng: Engine, final: bool) -> bool:
         buf, pos = eng.buf, eng.pos
@@ -44,8 +46,17 @@ class _LineCall(State):
             piece = buf[pos:] if nl < 0 else buf[pos:nl]  # a call ends on its own line
             end, broken = feed_tracker(self.tracker, piece, 0)
             used = len(piece) if end is None else end
-            self.parts.append(piece[:used])
             eng.pos = pos + used
+            if not self.dropped:
+                self.parts.append(piece[:used])
+                self.size += used
+                self._limit(eng)
+            if self.dropped:  # the call's end, its line's end or a break ends what is swallowed
+                if broken or end is not None or nl >= 0:
+                    eng.end_call(eng.pos)
+                    eng.pop()
+                    return True
+                return False
             if broken or (end is None and nl >= 0):
                 return self._decline(eng)
             if end is None:
@@ -74,6 +85,19 @@ class _LineCall(State):
         eng.pop()
         return True
 
+    def _limit(self, eng: Engine) -> None:
+        """Held past ``max_call_chars``: a call candidate too large to keep (its first ``limit`` characters are
+        its raw text, whatever the chunking), as an open call would be rejected."""
+        limit = eng.cfg.max_call_chars
+        if limit is None or self.size <= limit:
+            return
+        raw = "".join(self.parts)[:limit]
+        cand = eng.begin_call(_FMT, eng.pos)
+        cand.raw_parts.append(raw)
+        cand.raw_len += len(raw)
+        eng.reject_too_large()
+        self.parts, self.dropped = [], True
+
     def _decline(self, eng: Engine) -> bool:
         eng.text(self.lead + "".join(self.parts))
         eng.pop()
@@ -82,7 +106,7 @@ class _LineCall(State):
     def at_close(self, eng: Engine) -> None:
         """The output ended inside the call (before its ``)``): a cut call."""
         raw = "".join(self.parts)
-        if self.phase == _BODY and raw:
+        if self.phase == _BODY and raw and not self.dropped:
             cand = eng.begin_call(_FMT, eng.pos)
             cand.raw_parts.append(raw)
             cand.raw_len += len(raw)
