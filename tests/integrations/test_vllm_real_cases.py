@@ -54,11 +54,8 @@ PEER = {
 }
 
 
-# The fixtures judge a parser closed without a reason; an engine stream that ended normally is closed with
-# "stop", and a complete body whose closer a stop sequence ate is then a call (docs/integrations.md).
-STOPPED_NORMALLY = {
-    "glm4_moe::incomplete": [("get_weather", {"city": "Beijing", "date": "2025-08-01"})],
-    # RWKV's legacy <tool_call> line, a complete Python dict (hermes reads it) with no </tool_call>
+# RWKV's legacy <tool_call> lines: a complete Python dict (hermes reads it) with no </tool_call> after it.
+RWKV_LEGACY_LINES = {
     "rwkv::legacy_tool_call_line": [
         ("read", {"action": "view_file", "industryType": "code", "filePath": "calculator.py"})
     ],
@@ -77,6 +74,13 @@ STOPPED_NORMALLY = {
         ("edit", {"edits": [{"path": "calculator.py", "oldText": "return a - b", "newText": "return a + b"}]})
     ],
     "rwkv::streamed_legacy_line": [("read", {"filePath": "calculator.py"})],
+}
+
+# The fixtures judge a parser closed without a reason; an engine stream that ended normally is closed with
+# "stop", and a complete body whose closer a stop sequence ate is then a call (docs/integrations.md).
+STOPPED_NORMALLY = {
+    "glm4_moe::incomplete": [("get_weather", {"city": "Beijing", "date": "2025-08-01"})],
+    **RWKV_LEGACY_LINES,
 }
 
 # The adapters hand arguments on unchecked against the tool's schema, as vLLM's own parsers do (clients
@@ -100,25 +104,7 @@ STREAMED_BEFORE_THE_CUT = {
     # cut or broken after the name (and part of the arguments) went out
     "hyperclovax_seed_think::json_partial_payload": [("get_current_weather", {})],
     "openpangu_v2::cut_object": [("get_weather", {})],
-    # hermes reads the legacy line's Python dict as it comes; the </tool_call> never does
-    "rwkv::legacy_tool_call_line": [
-        ("read", {"action": "view_file", "industryType": "code", "filePath": "calculator.py"})
-    ],
-    "rwkv::legacy_edit_line": [
-        (
-            "edit",
-            {
-                "action": "replace_text",
-                "filePath": "calculator.py",
-                "oldText": "return a - b",
-                "newText": "return a + b",
-            },
-        )
-    ],
-    "rwkv::legacy_nested_edit_line": [
-        ("edit", {"edits": [{"path": "calculator.py", "oldText": "return a - b", "newText": "return a + b"}]})
-    ],
-    "rwkv::streamed_legacy_line": [("read", {"filePath": "calculator.py"})],
+    **RWKV_LEGACY_LINES,  # hermes reads the legacy line's Python dict as it comes; the </tool_call> never does
     # a bare fenced call to an undeclared tool: the adapter's stream sends it (the whole parse rejects it)
     "rwkv::standalone_fences_after_reasoning": [
         ("get_weather", {"city": "Paris"}),
