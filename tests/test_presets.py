@@ -78,6 +78,13 @@ CANONICAL_FORMATS = frozenset(
         "apriel",
         "granite_thinking",
         "hunyuan",
+        # written as declarations (formats/declared_latest.py)
+        "hyperclovax_seed_think",
+        "hyperclovax_seed_think_14b",
+        "qwen25_coder",
+        "rwkv",
+        "cwm",
+        "granite_pythonic",
     ]
 )
 
@@ -106,7 +113,7 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("qwq:32b", "qwq", HERMES, True),
     ("Qwen/QwQ-32B-Preview", "qwq-preview", HERMES, False),
     ("bartowski/Qwen2.5-7B-Instruct-GGUF", "qwen2.5", HERMES, False),
-    ("qwen2.5-coder:32b", "qwen2.5-coder", ("hermes", "json"), False),
+    ("qwen2.5-coder:32b", "qwen2.5-coder", ("qwen25_coder", "hermes", "json"), False),
     ("TheBloke/Qwen2.5-14B-Instruct-AWQ", "qwen2.5", HERMES, False),
     # Llama
     ("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1", LLAMA31, False),
@@ -268,13 +275,25 @@ CASES: list[tuple[str, str, tuple[str, ...] | str, bool]] = [
     ("Tele-AI/TeleChat3-36B-Thinking", "telechat", "auto", True),
     ("XingChen4-29B-A4B", "xingchen-4", ("telechat4", "hermes"), True),
     ("LGAI-EXAONE/EXAONE-4.0-32B", "exaone-4", "auto", False),
-    ("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", "hyperclovax-seed-think", "auto", False),
+    (
+        "naver-hyperclovax/HyperCLOVAX-SEED-Think-14B",
+        "hyperclovax-seed-think",
+        ("hyperclovax_seed_think_14b", "json"),
+        False,
+    ),
+    (
+        "naver-hyperclovax/HyperCLOVAX-SEED-Think-32B",
+        "hyperclovax-seed-think",
+        ("hyperclovax_seed_think", "json"),
+        False,
+    ),
     ("internlm/Intern-S1-mini", "intern-s1", ("internlm",), False),
     ("IQuestLab/IQuest-Coder-V1-40B-Instruct", "iquest", "auto", True),
     ("IQuestLab/IQuest-Coder-V2-40B-Instruct", "iquest", ("iquest_coder_v2",), True),
     ("Aleph-Alpha/Kolibri-1", "kolibri", HERMES, False),
     ("FreedomIntelligence/openPangu-Embedded-7B-V1.1", "openpangu", "auto", True),
-    ("BlinkDL/rwkv7-g1", "rwkv", "auto", False),
+    ("BlinkDL/rwkv7-g1", "rwkv", ("rwkv", "json", "hermes"), False),
+    ("facebook/cwm", "cwm", ("cwm",), False),
     ("pfnet/plamo-3-nict-31b-base", "plamo-3", ("plamo3",), True),
     ("Hcompany/Holo2-8B", "holo-2", HERMES, True),
     ("ibm-granite/granite-4.2-8b", "granite-4.2", QWEN3_CODER, True),

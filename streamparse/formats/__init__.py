@@ -13,9 +13,12 @@ import difflib
 from typing import Any
 
 from . import (
+    cwm,
     declared_families,
+    declared_latest,
     declared_recent,
     functionary,
+    granite_pythonic,
     jsonic,
     marked,
     pyish,
@@ -110,6 +113,9 @@ for _module in (
     unmarked,
     declared_families,
     declared_recent,
+    declared_latest,
+    cwm,
+    granite_pythonic,
 ):
     for _spec in _module.SPECS:
         CATALOG[_spec.name] = _spec

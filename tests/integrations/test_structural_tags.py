@@ -96,6 +96,11 @@ TEXTS: dict[str, str] = {
     "telechat4": "<tool_call>get_weather\n<param_key>city</param_key><param_value>Paris</param_value>\n<param_key>days</param_key><param_value>3</param_value>\n</tool_call>",
     "glm53_flash": '<tool_call>get_weather>{"city": "Paris", "days": 3}',
     "plamo3": '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{"city": "Paris", "days": 3}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>',
+    # Values are JSON (a string quoted) and stripped: a newline after the name and after each value.
+    "hyperclovax_seed_think": '<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>"Paris"</arg_value>\n<arg_key>days</arg_key><arg_value>3</arg_value>\n</tool_call>',
+    "hyperclovax_seed_think_14b": '-> tool/function_call\n[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]',
+    "qwen25_coder": '<tools>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}</tools>',
+    "rwkv": '**Tool Call:**{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}',
 }
 
 # The xgrammar / vLLM tag of vLLM's own parser for the family.
