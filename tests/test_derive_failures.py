@@ -212,3 +212,39 @@ def _chat(calls: str) -> str:
 def test_a_structure_outside_the_vocabulary_is_named_as_the_reason(calls: str, reason: str) -> None:
     with pytest.raises(DeriveError, match=reason):
         derive(_chat(calls))
+
+
+# A template written for an engine whose macros read their caller's variables: ``render_call()`` reads
+# ``call``, bound by the loop that calls it (MiroThinker's structure, invented here).
+CALLER_SCOPE = (
+    "{% macro render_call() %}<call>{{ call.function.name }}</call>{% endmacro %}"
+    "{% macro tool_line() %}{{ tool.function.name }}\n{% endmacro %}"
+    "{% for tool in tools or [] %}{{ tool_line() }}{% endfor %}"
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}"
+    "{% for call in m.tool_calls or [] %}{{ render_call() }}{% endfor %}<|end|>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def test_a_macro_reading_its_callers_variable_is_named_as_the_cause() -> None:
+    with pytest.raises(DeriveError, match=r"'tool' is undefined \(the macro tool_line\(\) reads 'tool'.*caller"):
+        derive(CALLER_SCOPE)
+
+
+def test_a_macro_taking_the_variable_as_a_parameter_derives_past_the_prompt() -> None:
+    fixed = CALLER_SCOPE.replace("tool_line()", "tool_line(tool)").replace("render_call()", "render_call(call)")
+    with pytest.raises(DeriveError) as info:  # renders now: what fails is the call shape, not the scope
+        derive(fixed)
+    assert "is undefined" not in str(info.value)
+
+
+def test_the_hint_is_only_given_for_a_name_a_macro_reads_without_taking_it() -> None:
+    from streamparse.derive.scope import caller_scope_hint
+
+    failure = "UndefinedError: 'tool' is undefined"
+    assert caller_scope_hint("{{ tool.name }}", failure) == ""  # no macro reads it: a plain missing variable
+    assert (
+        caller_scope_hint("{% macro f(tool) %}{{ tool }}{% endmacro %}{% for tool in x %}{% endfor %}", failure) == ""
+    )
+    assert caller_scope_hint("{% macro f() %}{{ tool }}{% endmacro %}", failure) == ""  # bound nowhere else
+    assert "f()" in caller_scope_hint("{% macro f() %}{{ tool }}{% endmacro %}{% set tool = 1 %}", failure)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .render import BoundError, Renderer, RenderError
+from .scope import caller_scope_hint
 from .text import Markers, common_prefix
 
 __all__ = [
@@ -219,7 +220,8 @@ def run_probes(
         out.flat_tools, out.extras = tools is FLAT_TOOLS, extras
         break
     else:
-        raise ProbeError(f"the template cannot render a generation prompt: {failure}")
+        hint = caller_scope_hint(renderer.source, failure)
+        raise ProbeError(f"the template cannot render a generation prompt: {failure}{hint}")
 
     def generated(probe: Probe, as_string: bool, with_id: bool, flat: bool) -> str:
         full = renderer.render(
@@ -247,6 +249,7 @@ def run_probes(
         errors.append("the rendered turn shows no call")
     else:
         why = "; ".join(dict.fromkeys(errors)) or "no call in the render"
+        why += next(filter(None, (caller_scope_hint(renderer.source, e) for e in errors)), "")
         raise ProbeError(f"the template renders no tool calls for an assistant turn ({why})")
     for probe in PROBES:
         if probe is PROBES[2]:
