@@ -296,7 +296,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         if "error" in r:
             why = r["error"].replace("|", "\\|")
             tail = f"{r['llama_cpp']} | {r['llama_cpp_tests']} |"
-            lines.append(f"| {r['template']} | not derived: {why[:140]} | – | – | – | {tail}")
+            lines.append(f"| {r['template']} | not derived: {why[:220]} | – | – | – | {tail}")
             continue
         n, shape = r["scenarios"], r["structure"].replace("|", "\\|")
         cells = f"{n} | {r['whole']}/{n} | {r['per_char']}/{n} | {r['llama_cpp']} | {r['llama_cpp_tests']}"

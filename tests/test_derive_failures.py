@@ -227,7 +227,7 @@ CALLER_SCOPE = (
 
 
 def test_a_macro_reading_its_callers_variable_is_named_as_the_cause() -> None:
-    with pytest.raises(DeriveError, match=r"'tool' is undefined \(the macro tool_line\(\) reads 'tool'.*caller"):
+    with pytest.raises(DeriveError, match=r"'tool' is undefined \(the macro tool_line\(\) reads its caller's 'tool'"):
         derive(CALLER_SCOPE)
 
 

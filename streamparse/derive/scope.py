@@ -40,10 +40,8 @@ def caller_scope_hint(source: str, failure: str) -> str:
     bound = re.search(_LOOP_OR_SET % (re.escape(name), re.escape(name)), outside)
     if not readers or bound is None:
         return ""
-    return (
-        f" (the macro {readers[0]}() reads {name!r}, a variable of the code that calls it, not a parameter: "
-        "Jinja's macros do not see their caller's variables, as transformers renders the template)"
-    )
+    why = "jinja2's macros, as transformers renders, see no caller variables"
+    return f" (the macro {readers[0]}() reads its caller's {name!r}: {why})"
 
 
 def _code(body: str) -> str:
