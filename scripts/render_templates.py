@@ -269,6 +269,10 @@ MODELS: list[Model] = [
         variant="thinking",
     ),
     Model("ibm-granite-granite-4.0.jinja", "ibm-granite/granite-4.0-h-small", ("<|end_of_text|>",)),
+    # llama.cpp's tests name the 4.1 template "ibm-granite/granite-4.1" (tests/test-chat-template.cpp).
+    Model("ibm-granite-granite-4.1.jinja", "ibm-granite/granite-4.1", ("<|end_of_text|>",)),
+    # llama.cpp's gemma4.jinja (its fix of Gemma 4's template, kept until its Gemma 4 parser replaced it).
+    Model("gemma4.jinja", "google/gemma-4-31B-it", ("<turn|>",), variant="llama_cpp_template"),
     Model("llama-cpp-microsoft-Phi-4-mini-instruct.jinja", "microsoft/Phi-4-mini-instruct", ("<|end|>",)),
     Model(
         "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
@@ -467,6 +471,11 @@ MODELS: list[Model] = [
     Model("vllm-tool_chat_template_hunyuan_a13b.jinja", "tencent/Hunyuan-A13B-Instruct", ("<|eos|>",)),
     Model("vllm-tool_chat_template_internlm2_tool.jinja", "internlm/internlm2_5-7b-chat", IM_END, args_as_string=True),
     Model("vllm-tool_chat_template_minimax_m1.jinja", "MiniMaxAI/MiniMax-M1-80k", ("<end_of_sentence>",)),
+    Model("MiniMax-M1.jinja", "MiniMaxAI/MiniMax-M1-80k", ("<end_of_sentence>",), variant="llama_cpp_template"),
+    # poolside's Laguna: the turn ends with </assistant> (llama.cpp's tests/test-chat-auto-parser.cpp).
+    Model("poolside-Laguna-XS.2.jinja", "poolside/Laguna-XS.2", ("</assistant>",), reasoning=True),
+    Model("poolside-Laguna-XS-2.1.jinja", "poolside/Laguna-XS-2.1", ("</assistant>",), reasoning=True),
+    Model("poolside-Laguna-S-2.1.jinja", "poolside/Laguna-S-2.1", ("</assistant>",), reasoning=True),
     Model("vllm-tool_chat_template_xlam_qwen.jinja", "Salesforce/xLAM-2-32b-fc-r", IM_END),
 ]
 
