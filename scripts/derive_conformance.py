@@ -269,6 +269,8 @@ def structure(decl: Any) -> str:
             shape = "bare " + shape + " (no marker)"
     elif name.get("kind") == "recipient":
         shape = "recipient of a message header + JSON"
+    elif name.get("kind") == "python":
+        shape = "Python call list" + (", strings as written" if name.get("strings") == "raw" else "")
     else:
         args = decl.call.arguments.to_dict()
         shape = "name attribute" if name.get("attribute") else "name header"

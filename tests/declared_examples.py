@@ -15,6 +15,7 @@ from streamparse.formats import (
     IdSpec,
     JsonArgs,
     JsonName,
+    PythonName,
     Reasoning,
     Section,
     TaggedArgs,
@@ -238,5 +239,17 @@ EXAMPLES: dict[str, Example] = {
         ),
         "Sure. <cs><c>get_weather:" + W + "</c><and><c>now:{}</c></cs> Done.",
         [*CALL, ("now", {})],
+    ),
+    # A list of Python call expressions between two markers, strings as Python literals (escapes decoded).
+    "python_calls": Example(
+        Declaration("x_python", Call("<<py>>", "<</py>>", PythonName())),
+        "Sure. <<py>>[get_weather(city='Paris\\'s', days=3), now()]<</py>> Done.",
+        [("get_weather", {"city": "Paris's", "days": 3}), ("now", {})],
+    ),
+    # The same, the strings written between single quotes as they are: a backslash is a backslash.
+    "python_calls_raw": Example(
+        Declaration("x_python_raw", Call("<<py>>", "<</py>>", PythonName(strings="raw"))),
+        "Sure. <<py>>[get_weather(city='Paris\\t', days=3)]<</py>> Done.",
+        [("get_weather", {"city": "Paris\\t", "days": 3})],
     ),
 }

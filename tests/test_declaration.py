@@ -167,6 +167,22 @@ def _tagged(**arguments: str) -> dict[str, Any]:
             r"suffix_pattern: is not a regular expression",
         ),
         ({"name": "x", "call": {"open": "<c>", "close": "</c>"}, "auto": "yes"}, r"^auto: must be true or false"),
+        (
+            {"name": "x", "call": {"open": "<py>", "close": None, "name": {"kind": "python"}}},
+            r"call\.name: a Python call list is written between an opener and a closer",
+        ),
+        (
+            {"name": "x", "call": {"open": "<py>", "close": "</py>", "name": {"kind": "python", "strings": "json"}}},
+            r"call\.name\.strings: must be one of",
+        ),
+        (
+            {
+                "name": "x",
+                "call": {"open": "<py>", "close": "</py>", "name": {"kind": "python"}},
+                "section": {"open": "<calls>", "close": "</calls>"},
+            },
+            r"^call\.name: a Python call list is its own section",
+        ),
         ("[1, 2]", r"must be an object"),
     ],
 )

@@ -14,7 +14,7 @@ import streamparse.derive as derive_module
 from streamparse import ParseResult, StreamParser, formats
 from streamparse.derive import DeriveError, clear_cache, derive
 from streamparse.derive.render import Renderer
-from streamparse.formats import ElementArgs, HeaderName, JsonName, TaggedArgs
+from streamparse.formats import ElementArgs, HeaderName, JsonName, PythonName, TaggedArgs
 
 INVENTED = Path(__file__).parent / "data" / "invented"
 SPECIAL = ["CALLS_BEGIN", "CALLS_END", "CALL_NAME", "CALL_ARGS", "CALL_END", "CALL_NEXT", "<bos_turn>", "<eos_turn>"]
@@ -100,6 +100,16 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], str, str]] = {
         "Setting them.",
         "",
     ),
+    "python_call_list": (
+        "Writing it.<<py>>[write_file(path='C:\\tmp\\notes.txt', content='she said 'hi'\n'), "
+        "set_flags(on=True, note=None, tags=['a', 'b'])]<</py>>",
+        [
+            ("write_file", {"path": "C:\\tmp\\notes.txt", "content": "she said 'hi'\n"}),
+            ("set_flags", {"on": True, "note": None, "tags": ["a", "b"]}),
+        ],
+        "Writing it.",
+        "",
+    ),
 }
 
 
@@ -147,9 +157,36 @@ def test_each_invented_structure_is_read_as_its_own_kind_of_declaration() -> Non
     escaped = decl["escaped_attributes"].call
     assert isinstance(escaped.name, HeaderName) and escaped.name.escapes == "xml"
     assert isinstance(escaped.arguments, TaggedArgs) and escaped.arguments.attribute_escapes == "xml"
+    listed_py = decl["python_call_list"].call
+    assert listed_py.name == PythonName(strings="raw") and (listed_py.open, listed_py.close) == ("<<py>>", "<</py>>")
     tree = decl["namespaced_elements"]
     assert tree.call.arguments == ElementArgs(noise="~@~") and tree.call.open == "~@~<action"
     assert tree.section is not None and (tree.section.open, tree.section.close) == ("~@~<actions>", "~@~</actions>")
+
+
+def test_a_python_call_list_whose_strings_are_python_literals_decodes_their_escapes() -> None:
+    """The same list, each string written as Python's repr of it: escapes are the template's, so read as such."""
+    literal = _template("python_call_list").replace('{{ "\'" + v + "\'" }}', "{{ v | pprint }}")
+    decl = derive(literal).declaration
+    assert decl.call.name == PythonName(strings="python")
+    out = "<<py>>[write_file(path='C:\\\\tmp', content=\"it's\\n\")]<</py>>"
+    parser = StreamParser.from_chat_template(literal)
+    events = parser.feed(out) + parser.close()
+    assert calls(ParseResult.from_events(events)) == [("write_file", {"path": "C:\\tmp", "content": "it's\n"})]
+
+
+def test_a_python_call_list_whose_strings_are_quoted_without_a_rule_is_refused() -> None:
+    """Double quotes around the text as it is: neither raw single quotes nor a Python literal (a value
+    holding a double quote would end early), so nothing is derived rather than a misreading."""
+    doubled = _template("python_call_list").replace('{{ "\'" + v + "\'" }}', "{{ '\"' + v + '\"' }}")
+    with pytest.raises(DeriveError, match="arguments: a string argument holding ' and a backslash is written as"):
+        derive(doubled)
+
+
+def test_a_bare_python_call_list_is_still_named_as_the_pythonic_familys() -> None:
+    bare = _template("python_call_list").replace("<<py>>[", "[").replace("]<</py>>", "]")
+    with pytest.raises(DeriveError, match="no opener and closer around the list"):
+        derive(bare)
 
 
 def test_a_template_that_writes_attributes_as_they_are_is_not_unescaped() -> None:

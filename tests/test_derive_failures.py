@@ -199,12 +199,13 @@ def _chat(calls: str) -> str:
             "{{ c.function.arguments | tojson }}~ns~</call>{% endfor %}~ns~</calls>",
             r"every tag is preceded by '~ns~', but the arguments are not elements",
         ),
-        # LFM2.5's [get_weather(city='Paris')]: the error names the structure and the family that reads it.
+        # [get_weather(city='Paris')] with no marker around the list (between two markers it is derived, a
+        # PythonName): the error names the structure and the family that reads a bare list.
         (
-            "<calls>[{% for c in m.tool_calls %}{{ c.function.name }}({% for k, v in c.function.arguments.items() %}"
+            "[{% for c in m.tool_calls %}{{ c.function.name }}({% for k, v in c.function.arguments.items() %}"
             "{{ k }}={{ v | tojson }}{% if not loop.last %}, {% endif %}{% endfor %})"
-            "{% if not loop.last %}, {% endif %}{% endfor %}]</calls>",
-            r"Python call expressions .* pythonic family",
+            "{% if not loop.last %}, {% endif %}{% endfor %}]",
+            r"Python call expressions .* no opener and closer .* pythonic family",
         ),
     ],
     ids=["token_before_tags_around_json", "python_call_expressions"],

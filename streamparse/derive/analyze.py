@@ -17,6 +17,7 @@ from .calls import STANDALONE_INLINE, DeriveError, analyse_calls
 from .escapes import derive_escapes
 from .notation import string_quote
 from .probes import CONTENT, PROBES, REASONING, Probes
+from .pycalls import python_calls
 from .recipient import Found, find_messages, strip_headers
 from .text import Markers, common_prefix, common_suffix, strip_ws
 from .verify import cut_turn
@@ -201,10 +202,10 @@ def _outside_the_vocabulary(probes: Probes, regions: dict[str, str]) -> None:
             "the word that means text"
         )
     args2 = regions.get("args2", "")
-    if re.search(r"\bzqfirst\(zqk_alpha=", args2):  # LFM2's [NAME(key='value', ...)]
+    if re.search(r"\bzqfirst\(zqk_alpha=", args2):  # [NAME(key='value', ...)] with no marker around the list
         raise DeriveError(
-            "calls: written as Python call expressions (NAME(key=value, ...)): not in the vocabulary "
-            "(the built-in pythonic family reads them)"
+            "calls: written as Python call expressions (NAME(key=value, ...)) with no opener and closer around "
+            "the list: not in the vocabulary (the built-in pythonic family reads a bare list)"
         )
     if re.search(r"[{,]\s*zqk_alpha\s*:", args2) and string_quote(args2) is None:  # {key:... : keys unquoted
         raise DeriveError(
@@ -287,9 +288,11 @@ def analyse(probes: Probes, markers: Markers, name: str) -> Analysis:
     noise = _framed_tags(regions.get("call2") or regions.get("call", "")) if found is None else ""
     if noise:  # MiniMax-M3's ]<]minimax[>[ before every tag: read without it, the markers spelt with it
         regions = {k: v.replace(noise, "") for k, v in regions.items()}
-    if found is None:
-        _outside_the_vocabulary(probes, regions)
-    shape = analyse_calls(regions, markers, noise)
+    shape = python_calls(regions, probes.quoted) if found is None else None
+    if shape is None:
+        if found is None:
+            _outside_the_vocabulary(probes, regions)
+        shape = analyse_calls(regions, markers, noise)
     if shape.call.standalone and CONTENT in bodies.get("text_call", ""):
         gap = re.match(r"[^{\[]*", bodies["text_call"].split(CONTENT, 1)[1])
         if gap is not None and "\n" not in gap.group():  # text running into the call on one line

@@ -37,6 +37,8 @@ __all__ = [
     "THINKING_OFF",
     "ESCAPED",
     "ESC",
+    "QUOTED",
+    "QUOTED_VALUE",
 ]
 
 USER = "ZQ_USER_ASKS"
@@ -125,6 +127,11 @@ PROBES: tuple[Probe, ...] = (
 ESCAPED = Probe("escaped", calls=(("zqn_e" + ESC, {"zqk_e" + ESC: "ZQV_E" + ESC}),))
 """Analysed only (how a name, key or value with ``& < > "`` is written), not read back: no tool has it."""
 
+QUOTED_VALUE = "ZQ'V\\nQ"
+QUOTED = Probe("quoted", calls=(("zqfirst", {"zqk_alpha": QUOTED_VALUE}),))
+"""Analysed only, and rendered only for calls written as Python call expressions (``zqfirst(``): whether a
+string argument holding a quote and a backslash is written as it is or as a Python literal."""
+
 
 class ProbeError(Exception):
     """The template cannot render the probes (it raises, or renders no tool calls)."""
@@ -150,6 +157,8 @@ class Probes:
     """Other variables the template reads (:data:`CONVENTIONAL`), when it renders only with them."""
     escaped: str | None = None
     """The :data:`ESCAPED` probe's turn (None when the template refuses it)."""
+    quoted: str | None = None
+    """The :data:`QUOTED` probe's turn, for Python call expressions only (None otherwise, or refused)."""
 
 
 def _call(name: str, args: dict[str, Any], index: int, as_string: bool, with_id: bool, flat: bool) -> dict[str, Any]:
@@ -267,6 +276,13 @@ def run_probes(
         raise ProbeError(str(exc)) from exc
     except RenderError:
         out.escaped = None
+    if "zqfirst(" in first:  # a Python call expression: how its string arguments are quoted decides the reading
+        try:
+            out.quoted = generated(QUOTED, out.args_as_string, out.with_ids, out.flat_calls)
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
+        except RenderError:
+            out.quoted = None
     n_on = common_prefix(out.prompt_on, out.prompt_on + out.gen.get("text", ""), markers)
     out.tail_on = out.prompt_on[n_on:]
     # The thinking-off prompt against the thinking-on one: what switching thinking off adds to the prompt.

@@ -30,12 +30,14 @@ from .declaration import (
     HeaderName,
     JsonArgs,
     JsonName,
+    PythonName,
     RecipientName,
     TaggedArgs,
 )
 from .gemma_call import GemmaCallState
 from .messages import wire_messages
 from .openers import Decision, _first, block_table, cut_off, json_call, unparsed_block
+from .pyish import wrapped_list
 from .standalone import wire_standalone
 
 Match: TypeAlias = re.Match[str] | None | Literal[False]
@@ -134,6 +136,9 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     closers = _closers(call)
     if isinstance(name, JsonName):
         return json_handler(fmt, name, closers, several=call.close is not None)
+    if isinstance(name, PythonName):  # the pythonic family's list reader, behind the declared markers
+        assert call.close is not None  # Call.check
+        return wrapped_list(call.close, fmt, raw_strings=name.strings == "raw")
     assert isinstance(name, HeaderName), "a recipient-named call is read by its message header (formats/messages.py)"
     id_end = call.id.end if call.id is not None and call.id.position == "before_name" else None
     after_id = call.id.end if call.id is not None and call.id.position == "after_name" else None
@@ -393,6 +398,9 @@ def describe_markup(decl: Declaration) -> tuple[str, str]:
         head = f"{m.open}{m.recipient}{name.prefix}"
         delimiters = f"{head}NAME{m.body}ARGS{call.close or ''}"
         return delimiters, decl.example or f'{head}get_time{m.body}{{"zone": "UTC"}}{call.close or ""}'
+    if isinstance(name, PythonName):
+        delimiters = f"{call.open}[NAME(key=VALUE, ...), ...]{call.close}"
+        return delimiters, decl.example or f"{call.open}[get_time(zone='UTC')]{call.close}"
     if isinstance(name, JsonName):
         obj = '{"NAME": ARGS}' if name.name_is_key else f'{{"{name.field}": NAME, "{name.arguments_field}": ARGS}}'
         body = f"[{obj}, ...]" if name.list else obj

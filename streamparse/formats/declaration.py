@@ -38,6 +38,7 @@ from .declaration_call import (
     JsonArgs,
     JsonName,
     NameSpec,
+    PythonName,
     TaggedArgs,
     Values,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "Wrapper",
     "JsonName",
     "HeaderName",
+    "PythonName",
     "JsonArgs",
     "TaggedArgs",
     "ElementArgs",
@@ -90,12 +92,18 @@ class Call(Part):
         check_marker(path + "close", self.close, optional=True)
         if self.close is not None and self.close == self.open:
             raise fail(path + "close", "open and close must differ")
-        if not isinstance(self.name, (JsonName, HeaderName, RecipientName)):
-            raise fail(path + "name", "must be a JsonName, a HeaderName or a RecipientName")
+        if not isinstance(self.name, (JsonName, HeaderName, RecipientName, PythonName)):
+            raise fail(path + "name", "must be a JsonName, a HeaderName, a RecipientName or a PythonName")
         if not isinstance(self.arguments, (JsonArgs, TaggedArgs, ElementArgs)):
             raise fail(path + "arguments", "must be a JsonArgs, a TaggedArgs or an ElementArgs")
         self.name.check(path + "name.")
         self.arguments.check(path + "arguments.")
+        if isinstance(self.name, PythonName):
+            # The list's own markup delimits it: an opener and a closer around ``[...]``, nothing in between.
+            if not self.open or self.close is None or self.also_open or self.standalone:
+                raise fail(path + "name", "a Python call list is written between an opener and a closer")
+            if self.arguments != JsonArgs() or self.id is not None:
+                raise fail(path + "arguments", "a Python call holds its own keyword arguments and no id")
         if isinstance(self.name, JsonName):
             if self.arguments != JsonArgs():
                 raise fail(path + "arguments", "a JSON call object holds its own arguments")
@@ -232,6 +240,8 @@ class Declaration(Part):
             self.section.check("section.")
         if self.call.standalone and self.section is not None:
             raise fail("call.standalone", "a standalone call has no section around it")
+        if isinstance(self.call.name, PythonName) and (self.section is not None or self.messages is not None):
+            raise fail("call.name", "a Python call list is its own section: no section or messages around it")
         check_messages(self.messages, isinstance(self.call.name, RecipientName), self.section is not None)
         if not self.call.open and self.section is None and not self.call.standalone and self.messages is None:
             raise fail("call.open", "a call without an opener needs a section around it (or is standalone)")
@@ -314,7 +324,7 @@ def _may_share(a: str, b: str) -> bool:
 
 # The part each field holds (a dict: a union, chosen by "kind"; a list: a list of parts).
 _PARTS: dict[str, Any] = {
-    "name": {"json": JsonName, "header": HeaderName, "recipient": RecipientName},
+    "name": {"json": JsonName, "header": HeaderName, "recipient": RecipientName, "python": PythonName},
     "arguments": {"json": JsonArgs, "tagged": TaggedArgs, "elements": ElementArgs},
     "call": Call,
     "section": Section,

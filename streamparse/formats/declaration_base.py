@@ -12,6 +12,7 @@ FIELD_RE = re.compile(r"[A-Za-z_][\w\-]{0,63}\Z")  # a JSON field or an XML attr
 MAX_MARKER = 128  # a marker is looked ahead for: it must stay short
 
 Strings = Literal["raw", "json"]
+PythonStrings = Literal["python", "raw"]
 Others = Literal["json", "raw", "python"]
 Whitespace = Literal["verbatim", "one_newline", "strip"]
 Escapes = Literal["none", "xml"]

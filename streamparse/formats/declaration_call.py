@@ -14,6 +14,7 @@ from .declaration_base import (
     IdPosition,
     Others,
     Part,
+    PythonStrings,
     Strings,
     Whitespace,
     check_bool,
@@ -30,6 +31,7 @@ __all__ = [
     "Values",
     "JsonName",
     "HeaderName",
+    "PythonName",
     "JsonArgs",
     "TaggedArgs",
     "ElementArgs",
@@ -262,5 +264,23 @@ class IdSpec(Part):
         check_end(path + "end", self.end)
 
 
-NameSpec: TypeAlias = Union[JsonName, HeaderName, RecipientName]  # noqa: UP007 (a runtime alias: get_args reads it)
+@dataclass(frozen=True)
+class PythonName(Part):
+    """The calls are Python call expressions: the tool's name called with its arguments as keyword
+    arguments, ``NAME(key=value, ...)``, in a bracketed list ``[NAME(...), NAME(...)]`` between the call's
+    opener and closer (LFM2's ``<|tool_call_start|>[...]<|tool_call_end|>``), read as the built-in
+    ``pythonic`` family reads them (Python literals; a JSON object's ``true``/``null`` too). ``strings``:
+    ``"python"``, a string argument is a Python string literal (its escapes decoded); ``"raw"``, the template
+    writes it between single quotes as it is, with no escapes (LFM2.5's ``'`` + value + ``'``), so it is read
+    back verbatim, up to the quote that the next ``name=`` or the call's ``)`` follows."""
+
+    strings: PythonStrings = "python"
+
+    kind: ClassVar[str] = "python"
+
+    def check(self, path: str) -> None:
+        check_choice(path + "strings", self.strings, get_args(PythonStrings))
+
+
+NameSpec: TypeAlias = Union[JsonName, HeaderName, RecipientName, PythonName]  # noqa: UP007 (get_args reads it)
 ArgsSpec: TypeAlias = Union[JsonArgs, TaggedArgs, ElementArgs]  # noqa: UP007

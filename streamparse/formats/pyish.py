@@ -44,7 +44,10 @@ def _list_head(eng: Engine, j: int, final: bool) -> Decision:
     return m if m is None or m is False else True
 
 
-def wrapped_list(closer: str) -> Handler:
+def wrapped_list(closer: str, fmt: str = "pythonic", raw_strings: bool = False) -> Handler:
+    """The handler of an opener followed by ``[NAME(``: the list's calls up to ``closer`` (a declared
+    PythonName's too: its format's name, and its strings as the template writes them)."""
+
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         j = skip_ws(eng.buf, e)
         if j >= len(eng.buf) and not final and j - e < LOOKAHEAD:
@@ -53,7 +56,7 @@ def wrapped_list(closer: str) -> Handler:
         if not ok:
             return ok
         eng.pos = j + 1
-        eng.push(PyCallsState("pythonic", LIST, closer))
+        eng.push(PyCallsState(fmt, LIST, closer, raw_strings=raw_strings))
         return True
 
     return handler

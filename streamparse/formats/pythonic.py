@@ -21,6 +21,7 @@ from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker
 from .pyliteral import PyCallTracker
+from .pyraw import read_raw_call
 from .pyrequote import read_call
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
@@ -99,12 +100,23 @@ class PyCallsState(State):
         "done",
         "committed",
         "line_end",
+        "read",
     )
 
     def __init__(
-        self, fmt: str, form: str, closer: str | None, *, bare: bool = False, held: str = "", line_end: bool = False
+        self,
+        fmt: str,
+        form: str,
+        closer: str | None,
+        *,
+        bare: bool = False,
+        held: str = "",
+        line_end: bool = False,
+        raw_strings: bool = False,
     ) -> None:
         self.fmt = fmt
+        # ``raw_strings``: argument strings are written as they are (a declared PythonName, strings="raw").
+        self.read = read_raw_call if raw_strings else read_call
         # ``line_end``: a list after prose is a call list only when it ends its line (prose is not a call).
         self.line_end = line_end
         self.form = form
@@ -241,7 +253,7 @@ class PyCallsState(State):
         self._consume(eng, end)
         self.phase = _AFTER
         try:
-            name, args = read_call(text)
+            name, args = self.read(text)
         except ValueError as exc:
             return self._bad_call(eng, f"not a call with literal keyword arguments: {exc}", end)
         args_json = json.dumps(args, ensure_ascii=False)
