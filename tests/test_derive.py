@@ -183,6 +183,17 @@ def test_a_python_call_list_whose_strings_are_quoted_without_a_rule_is_refused()
         derive(doubled)
 
 
+@pytest.mark.parametrize("value", ["it's fine", "C:\\dir\\"])
+def test_a_raw_string_the_call_tracker_cannot_close_is_rejected_never_misread(value: str) -> None:
+    """An odd number of quotes, or a backslash before the closing quote: the template writes them as they
+    are, and the call's end is not found by Python's string rules, so the call is rejected (fail closed)."""
+    out = f"<<py>>[write_file(path='{value}', content='x')]<</py>>"
+    for chunks in ([out], list(out)):
+        parser = StreamParser.from_chat_template(_template("python_call_list"))
+        result = ParseResult.from_events([e for c in chunks for e in parser.feed(c)] + parser.close())
+        assert not result.tool_calls and [r.name for r in result.rejected] == ["write_file"]
+
+
 def test_a_bare_python_call_list_is_still_named_as_the_pythonic_familys() -> None:
     bare = _template("python_call_list").replace("<<py>>[", "[").replace("]<</py>>", "]")
     with pytest.raises(DeriveError, match="no opener and closer around the list"):
