@@ -183,15 +183,15 @@ def test_a_python_call_list_whose_strings_are_quoted_without_a_rule_is_refused()
         derive(doubled)
 
 
-@pytest.mark.parametrize("value", ["it's fine", "C:\\dir\\"])
-def test_a_raw_string_the_call_tracker_cannot_close_is_rejected_never_misread(value: str) -> None:
-    """An odd number of quotes, or a backslash before the closing quote: the template writes them as they
-    are, and the call's end is not found by Python's string rules, so the call is rejected (fail closed)."""
-    out = f"<<py>>[write_file(path='{value}', content='x')]<</py>>"
-    for chunks in ([out], list(out)):
-        parser = StreamParser.from_chat_template(_template("python_call_list"))
-        result = ParseResult.from_events([e for c in chunks for e in parser.feed(c)] + parser.close())
-        assert not result.tool_calls and [r.name for r in result.rejected] == ["write_file"]
+@pytest.mark.parametrize("value", ["it's fine", "C:\\dir\\", "she said 'x') ok"])
+def test_a_raw_string_is_read_as_written_whatever_quotes_and_backslashes_it_holds(value: str) -> None:
+    """An odd number of quotes, a backslash before the closing quote, a quote and ``)`` inside the value: the
+    template writes them as they are, and the call ends at the quote its next argument or ``)`` + ``]``
+    follows, under every chunking (Python's string rules would end it early or never)."""
+    out = f"<<py>>[write_file(path='{value}', content='x'), get_time(timezone='UTC')]<</py>> Done."
+    want = [("write_file", {"path": value, "content": "x"}), ("get_time", {"timezone": "UTC"})]
+    result = check_stream(out, formats=[derive(_template("python_call_list")).name], tools=TOOLS)
+    assert calls(result) == want and result.text.strip() == "Done." and not result.rejected
 
 
 def test_a_bare_python_call_list_is_still_named_as_the_pythonic_familys() -> None:

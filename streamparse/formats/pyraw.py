@@ -13,11 +13,57 @@ from typing import Any
 
 from .pyliteral import parse_call
 
-__all__ = ["read_raw_call"]
+__all__ = ["read_raw_call", "raw_call_end"]
 
 # What may follow the quote that ends an argument's string: the next ``name=``, or the call's ``)`` at the
 # end of the call text. Bounded look-ahead.
 _ARG_FOLLOWS = re.compile(r"\s{0,16}+(?:,\s{0,16}+[^\W\d]\w{0,63}+\s{0,16}+=|\)\s*+\Z)")
+
+
+_IDENT = r"[^\W\d]\w{0,63}"
+# While a raw string is open, a quote ends it when the next argument follows, or the call's ``)`` followed by
+# the list's next call or its ``]`` (a quote followed by anything else is part of the value).
+_NEXT_ARG = re.compile(r"\s{0,16},\s{0,16}" + _IDENT + r"\s{0,16}=")
+_CALL_END = re.compile(r"\s{0,16}\)\s{0,16}(?:,\s{0,16}" + _IDENT + r"\s{0,16}\(|\])")
+_FOLLOW_MAX = 3 * 16 + 64 + 4  # the most text either pattern reads after the quote
+
+
+def raw_call_end(text: str, final: bool) -> tuple[int | None, int]:
+    """Where the call that ``text`` begins with (``NAME(...``) ends when its string arguments are raw: (the
+    index just past its ``)``, or None while more text must decide; the length of ``text`` no later decision
+    can reach back into). A quote inside a raw value waits for up to :data:`_FOLLOW_MAX` characters after it
+    (bounded look-ahead), so every chunking decides the same way."""
+    depth, last, i, n = 0, "", 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "'" and depth == 1 and last == "=":
+            q = text.find("'", i + 1)
+            while q >= 0:
+                if _NEXT_ARG.match(text, q + 1) is not None:
+                    break
+                m = _CALL_END.match(text, q + 1)
+                if m is not None:
+                    return text.index(")", q + 1) + 1, n
+                if not final and n - q - 1 < _FOLLOW_MAX:
+                    return None, q  # the text after this quote is too short to tell
+                q = text.find("'", q + 1)
+            if q < 0:
+                return None, n
+            i, last = q + 1, "v"
+            continue
+        if c in "'\"":
+            i, last = _string_end(text, i), "v"
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1, n
+        if not c.isspace():
+            last = c
+        i += 1
+    return None, n
 
 
 def read_raw_call(text: str) -> tuple[str, dict[str, Any]]:

@@ -21,7 +21,7 @@ from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker
 from .pyliteral import PyCallTracker
-from .pyraw import read_raw_call
+from .pyraw import raw_call_end, read_raw_call
 from .pyrequote import read_call
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
@@ -101,6 +101,7 @@ class PyCallsState(State):
         "committed",
         "line_end",
         "read",
+        "raw",
     )
 
     def __init__(
@@ -117,6 +118,7 @@ class PyCallsState(State):
         self.fmt = fmt
         # ``raw_strings``: argument strings are written as they are (a declared PythonName, strings="raw").
         self.read = read_raw_call if raw_strings else read_call
+        self.raw = raw_strings
         # ``line_end``: a list after prose is a call list only when it ends its line (prose is not a call).
         self.line_end = line_end
         self.form = form
@@ -234,12 +236,37 @@ class PyCallsState(State):
         self.phase = _BODY
         return True
 
+    def _raw_end(self, eng: Engine, final: bool) -> tuple[int | None, bool]:
+        """Raw strings (a declared PythonName): (where the call ends, found in the whole call text so far by
+        :func:`~.pyraw.raw_call_end`, broken). Not ended yet while the list's closer has come: the call is
+        broken there (a value does not hold the closer). None after consuming what no later decision reaches
+        back into."""
+        buf, pos = eng.buf, eng.pos
+        before = sum(len(p) for p in self.parts)
+        text = "".join(self.parts) + buf[pos:]
+        at = text.find(self.closer) if self.closer else -1
+        # The list's closer bounds the call: with it in sight, the look-ahead after a quote is all there is.
+        end, settled = raw_call_end(text if at < 0 else text[:at], final or at >= 0)
+        if end is not None:
+            return pos + end - before, False
+        if at >= 0:
+            return pos + max(at - before, 0), True
+        keep = pos + max(settled - before, 0)
+        self.parts.append(buf[pos:keep])
+        self._consume(eng, keep)
+        return None, False
+
     def _body(self, eng: Engine, final: bool) -> bool:
         tracker = self.tracker
         assert tracker is not None
         buf = eng.buf
         pos = eng.pos
-        end, broken = feed_tracker(tracker, buf, pos)
+        if self.raw:
+            end, broken = self._raw_end(eng, final)
+            if end is None:
+                return False  # at the end of the stream the engine (or at_close) rejects it as truncated
+        else:
+            end, broken = feed_tracker(tracker, buf, pos)
         if broken:
             assert end is not None
             return self._bad_call(eng, "unbalanced brackets in the call", end, broken=True)
