@@ -1,0 +1,143 @@
+"""The one-expression-per-tag lexer (streamparse.derive.lexer) gives jinja2's token stream, token for token,
+and jinja2's error wherever jinja2 raises one: on every template here (and every ``*.jinja`` under
+``$STREAMPARSE_TEMPLATES`` when set: the real templates are never committed), on a snippet with every kind of
+token and whitespace control, and on template snippets drawn by hypothesis."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from jinja2.exceptions import TemplateSyntaxError
+from jinja2.lexer import Lexer
+
+from streamparse.derive.lexer import FastLexer, fast_lexer
+from streamparse.derive.render import Limits, _Budget, _environments
+
+HERE = Path(__file__).parent
+TEMPLATES = sorted((HERE / "data" / "invented").glob("*.jinja"))
+if os.environ.get("STREAMPARSE_TEMPLATES"):
+    TEMPLATES += sorted(Path(os.environ["STREAMPARSE_TEMPLATES"]).glob("**/*.jinja"))
+
+EVERY_TOKEN = """\
+{#- a comment
+over lines -#}   {# kept #}
+  {%- set x = 1_000 + 0x1F - 0o17 * 0b101 / 2.5e-3 // 1_0.5 % 3 ** 2 ~ 'a\\'b\\n\\u00e9' ~ "c\\"d" -%}
+\t{% if x is defined and not (x in [1, 2]) or {'k': (1,)} != x >= 3 <= 4 < 5 > 6 == 7 %}
+    {{- x | default("-") }}{{ {'a': {'b': 1}} }}{{ x.y[0]['z'] }}{{+ x +}}
+  {%+ endif %}
+{% for a, b in items | dictsort if a recursive %}{{ loop.index }}{% else %}none{% endfor +%}
+  {%- macro m(p=none, q=true, r=False) -%}{{ caller() }}{%- endmacro %}  \r\n\ttext\r{{ "é" ~ 'ünïcode' ~ naïve }}
+{{ x -}}   \n  {%- raw -%} not {{ lexed }} {%- endraw %}{{ 'after raw' }}
+"""
+
+
+def _tokens(tokenize: Any, source: str) -> list[Any] | tuple[str, str, int | None]:
+    """The whole token stream, or the error jinja2's parser would see at that point."""
+    try:
+        return list(tokenize(source, None, None))
+    except TemplateSyntaxError as exc:
+        return ("error", exc.message or "", exc.lineno)
+
+
+def _lexer() -> FastLexer:
+    env, _ = _environments([_Budget(Limits())])
+    lexer = env.lexer
+    assert isinstance(lexer, FastLexer) and lexer._fast  # the environment uses it, on its fast path
+    return lexer
+
+
+LEXER = _lexer()
+
+
+def _same(source: str) -> list[Any] | tuple[str, str, int | None]:
+    mine = _tokens(LEXER.tokenize, source)
+    assert mine == _tokens(lambda *a: Lexer.tokenize(LEXER, *a), source)
+    return mine
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: p.stem)
+def test_every_template_lexes_to_jinja2s_tokens_on_the_fast_path(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert LEXER._tokens(source) is not None  # no fallback: the fast path itself is what is compared
+    assert _same(source)
+
+
+def test_every_kind_of_token_and_whitespace_control() -> None:
+    body = EVERY_TOKEN.split("{%- raw")[0]
+    assert LEXER._tokens(body) is not None
+    tokens = _same(body)
+    kinds = {t.type for t in tokens}  # type: ignore[union-attr]
+    for kind in ("data", "name", "string", "integer", "float", "block_begin", "variable_end", "lbrace", "pow"):
+        assert kind in kinds
+    # A raw block goes to jinja2's own lexer, whose tokens the stream then is.
+    assert LEXER._tokens(EVERY_TOKEN) is None
+    assert _same(EVERY_TOKEN)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{{ x }",  # ends inside the tag
+        "{{ x ) }}",  # an unbalanced bracket
+        "{{ (x] }}",  # the wrong closing bracket
+        "{{ x $ }}",  # a character no rule matches
+        "{# never closed",
+        "{{ 'bad \\N{nope}' }}",  # a string escape Python refuses
+        "{{ a·b }}{{ ·x }}",  # name characters that are not an identifier
+        "{% raw %} never closed",
+        "{{ {'a': 1}}}{{ [1]}}}",  # closing braces right before the end of the tag
+        "x\n" * 3 + "{{\n'a\nb'\n}}\n{%\n-%}",  # line numbers across newlines in tags and strings
+    ],
+)
+def test_errors_and_edge_cases_are_jinja2s(source: str) -> None:
+    _same(source)
+
+
+def test_an_environment_configured_otherwise_is_left_to_jinja2() -> None:
+    from jinja2 import Environment
+
+    for options in ({"line_statement_prefix": "#"}, {"newline_sequence": "\r\n"}):
+        lexer = fast_lexer(Environment(**options))  # type: ignore[arg-type]
+        assert not lexer._fast
+        source = "# if x\n{{ x }}\r\n# endif\n"
+        assert list(lexer.tokenize(source)) == list(Lexer.tokenize(lexer, source))
+
+
+FRAGMENTS = st.sampled_from(
+    [
+        "{{", "}}", "{%", "%}", "{#", "#}", "-", "+", " ", "  ", "\n", "\r\n", "\r", "\t", "\u00a0", "\x0b",
+        "x", "if", "endif", "for", "in", "set", "raw", "endraw", "é", "·", "_a1", "1", "0", "1_0", "0x1f", "0b2",
+        "1.5", ".5", "1e3", "2.5e-3", "'s'", '"d"', "'\\n'", "'\\'", "\"\\u00e9\"", "'", '"', "(", ")", "[", "]",
+        "{", "}", ",", ":", ".", "|", "~", "*", "**", "/", "//", "%", "=", "==", "!=", "<", "<=", ">", ">=", ";",
+        "$", "?", "@", "abc\n", "text ",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(FRAGMENTS, max_size=40).map("".join))
+@example("{%- if x -%}\n  {{ y }}\n{% endif %}")
+@example("  {% x %}\n  {%+ y %}  {#- c #}\n\t{{- z +}}")
+def test_generated_snippets_lex_as_jinja2_lexes_them(source: str) -> None:
+    _same(source)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["{{", "{{-", "{{+", "{%", "{%-", "{%+", "{#", "{#-"]),
+            st.lists(FRAGMENTS.filter(lambda f: not f.startswith(("{", "}", "%", "#"))), max_size=8).map("".join),
+            st.sampled_from(["}}", "-}}", "+}}", "%}", "-%}", "+%}", "#}", "-#}"]),
+            st.text(st.sampled_from(" \t\nab\u00a0"), max_size=6),
+        ).map("".join),
+        max_size=8,
+    ).map("".join)
+)
+def test_generated_tags_lex_as_jinja2_lexes_them(source: str) -> None:
+    _same(source)
