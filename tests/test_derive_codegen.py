@@ -1,19 +1,27 @@
 """jinja2's code generator with its tree walks answered from one walk (streamparse.derive.codegen) writes
-jinja2's Python source character for character, and leaves the parsed tree as it found it."""
+jinja2's Python source character for character (on every template here, and every ``*.jinja`` under
+``$STREAMPARSE_TEMPLATES`` when set), leaves the parsed tree as it found it, and gives jinja2's visitors
+their own ``visit`` back when the generation ends."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
-from jinja2 import nodes
+from jinja2 import compiler, idtracking, nodes
 from jinja2.compiler import CodeGenerator, generate
+from jinja2.visitor import NodeVisitor
 
-from streamparse.derive.codegen import PreparedCodeGenerator, prepare
+from streamparse.derive.codegen import PreparedCodeGenerator, flat_walks, prepare
 from streamparse.derive.render import Limits, _Budget, _environments
 
 INVENTED = sorted((Path(__file__).parent / "data" / "invented").glob("*.jinja"))
+if os.environ.get("STREAMPARSE_TEMPLATES"):
+    INVENTED += sorted(Path(os.environ["STREAMPARSE_TEMPLATES"]).glob("**/*.jinja"))
+WALKERS = (compiler.UndeclaredNameVisitor, compiler.DependencyFinderVisitor, idtracking.FrameSymbolVisitor)
 
 EVERY_KIND = """\
 {%- extends "base" if layout else none -%}
@@ -86,3 +94,59 @@ def test_nodes_without_a_dict_are_left_to_jinja2s_own_walks() -> None:
     slotted = cast(nodes.Node, type("Slotted", (), {"__slots__": ("fields",)})())
     prepare(slotted)()  # nothing to give such a node: no error, and nothing to undo
     assert not hasattr(slotted, "__dict__")
+
+
+def _walks(tree: nodes.Node) -> list[Any]:
+    """What jinja2's three visitors find for every node of the tree (names read, filters and tests used,
+    symbols stored and loaded), through whichever ``visit`` their classes have now."""
+    every = _walk(tree)
+    names = sorted({n.name for n in tree.find_all(nodes.Name)} | {"loop", "caller", "varargs", "kwargs"})
+    found: list[Any] = []
+    for node in every:
+        found.append(sorted(compiler.find_undeclared([node], names)))
+        deps = compiler.DependencyFinderVisitor()
+        deps.visit(node)
+        found.append((sorted(deps.filters), sorted(deps.tests)))
+        symbols = idtracking.Symbols()
+        idtracking.FrameSymbolVisitor(symbols).visit(node)
+        found.append((sorted(symbols.stores), sorted(symbols.loads.items())))
+    return found
+
+
+def test_flat_walks_find_what_jinja2s_visitors_find_and_are_undone() -> None:
+    env, _ = _environments([_Budget(Limits())])
+    tree = env.parse(EVERY_KIND)
+    expected = _walks(tree)
+    undo = prepare(tree)
+    with flat_walks():
+        assert all(cls.visit is not NodeVisitor.visit for cls in WALKERS)
+        assert _walks(tree) == expected  # prepared: the flat walk
+        assert _walks(env.parse(EVERY_KIND)) == expected  # not prepared: jinja2's own visit
+        with flat_walks():  # nested (another generation meanwhile): still on after the inner one ends
+            pass
+        assert all(cls.visit is not NodeVisitor.visit for cls in WALKERS)
+    undo()
+    assert all(cls.visit is NodeVisitor.visit for cls in WALKERS)
+    _source(EVERY_KIND, PreparedCodeGenerator)
+    assert all(cls.visit is NodeVisitor.visit for cls in WALKERS)  # a generation leaves them as it found them
+
+
+def test_a_prepared_subtree_is_walked_without_recursion() -> None:
+    """The flat walk is what runs on a prepared tree: an expression nested deeper than the recursion limit
+    allows jinja2's recursive visit to go is walked all the same (and jinja2's own visit fails on it)."""
+    expr: nodes.Expr = nodes.Name("y", "load")
+    for _ in range(150):  # x + (x + (... + y)), built as the parser would (parsing it would recurse too)
+        expr = nodes.Add(nodes.Name("x", "load"), expr)
+    undo = prepare(expr)
+    limit = sys.getrecursionlimit()
+    try:
+        with flat_walks():
+            sys.setrecursionlimit(120)
+            assert compiler.find_undeclared([expr], ("y", "z")) == {"y"}
+            sys.setrecursionlimit(limit)
+        sys.setrecursionlimit(120)
+        with pytest.raises(RecursionError):
+            compiler.find_undeclared([expr], ("y", "z"))
+    finally:
+        sys.setrecursionlimit(limit)
+        undo()

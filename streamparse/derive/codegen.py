@@ -10,22 +10,35 @@ from one walk, its generation takes 30 ms of CPU instead of 46 (jinja2 3.1.6, Py
 :class:`PreparedCodeGenerator` is jinja2's ``CodeGenerator`` with one step in front: one walk of the tree
 gives each node its children (as ``iter_child_nodes`` computes them) and its place in a pre-order list, so
 ``iter_child_nodes()`` returns the stored children and ``find_all`` the matching slice of the list, in the
-order jinja2's recursion yields them; the walk's additions are removed when the generation ends. Nothing
-the generator decides changes, so the Python source it writes is jinja2's, character for character
-(``tests/test_derive_codegen.py`` compares both on every template it has).
+order jinja2's recursion yields them; the walk's additions are removed when the generation ends.
+
+jinja2's own visitors (which names a body reads or declares, which filters and tests a frame needs) walk
+the same subtrees through ``NodeVisitor.visit``, which formats a method name per node and recurses through
+``generic_visit``. While a prepared tree is generated, :func:`flat_walks` gives those visitor classes a
+``visit`` that walks a prepared subtree as the flat pre-order list it is: each node's handler (found once per
+visitor class and node class, as ``get_visitor`` finds it) is called in the order the recursion calls it,
+the subtree below a handled node is skipped as the handler decides, and nodes without a handler are
+descended into, as ``generic_visit`` does. A node that was not prepared (another template compiled
+meanwhile) goes to jinja2's own ``visit``. Nothing the generator decides changes, so the Python source it
+writes is jinja2's, character for character (``tests/test_derive_codegen.py`` compares both on every
+template it has).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from jinja2 import nodes
+from jinja2 import compiler, idtracking, nodes
 from jinja2.compiler import CodeGenerator, Frame
+from jinja2.visitor import NodeVisitor
 
-__all__ = ["PreparedCodeGenerator", "prepare"]
+__all__ = ["PreparedCodeGenerator", "flat_walks", "prepare"]
 
 _ORIGINAL_CHILDREN = nodes.Node.iter_child_nodes
+_AT = "_streamparse_at"
+"""The key a prepared node keeps its place under: (pre-order list, where each node's subtree ends, index)."""
 
 
 def _no_children(exclude: Any = None, only: Any = None) -> Iterator[nodes.Node]:
@@ -46,12 +59,17 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
     if not hasattr(root, "__dict__"):  # nodes with __slots__ (not jinja2 3.1's): jinja2's own walks, as they are
         return lambda: None
     order: list[nodes.Node] = []
+    ends: list[int] = []  # ends[i]: where the subtree of order[i] ends in order
     listed = order.append
+    ended = ends.append
+    tree = (order, ends)
 
     def visit(node: nodes.Node) -> None:
         start = len(order)
         listed(node)
+        ended(start + 1)
         attrs = vars(node)
+        attrs[_AT] = (tree, start)
         kids: list[nodes.Node] = []
         for name in node.fields:
             item = attrs.get(name)
@@ -65,6 +83,7 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
         for kid in kids:
             visit(kid)
         children, lo, hi = tuple(kids), start + 1, len(order)
+        ends[start] = hi
 
         def iter_child_nodes(exclude: Any = None, only: Any = None) -> Iterator[nodes.Node]:
             if exclude is None and only is None:
@@ -82,9 +101,82 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
     def undo() -> None:
         for node in order:
             attrs = vars(node)
-            del attrs["iter_child_nodes"], attrs["find_all"]
+            del attrs["iter_child_nodes"], attrs["find_all"], attrs[_AT]
 
     return undo
+
+
+_HANDLERS: dict[tuple[type, type], Any] = {}
+
+
+def _handler(visitor_class: type, node_class: type) -> Any:
+    """What ``get_visitor`` finds for a node of this class: the visitor class's ``visit_<node class name>``."""
+    key = (visitor_class, node_class)
+    found = _HANDLERS.get(key, _HANDLERS)
+    if found is _HANDLERS:
+        found = _HANDLERS[key] = getattr(visitor_class, f"visit_{node_class.__name__}", None)
+    return found
+
+
+def _flat_visit(original: Callable[..., Any]) -> Callable[..., Any]:
+    def visit(self: NodeVisitor, node: nodes.Node, *args: Any, **kwargs: Any) -> Any:
+        at = getattr(node, "__dict__", {}).get(_AT)
+        cls = type(self)
+        if at is None or cls.generic_visit is not NodeVisitor.generic_visit or cls.get_visitor is not _GET_VISITOR:
+            return original(self, node, *args, **kwargs)
+        (order, ends), i = at
+        first = _handler(cls, type(node))
+        if first is not None:  # the node's own handler: its return value is visit's
+            return first(self, node, *args, **kwargs)
+        end = ends[i]
+        i += 1
+        while i < end:
+            child = order[i]
+            handler = _handler(cls, type(child))
+            if handler is None:
+                i += 1  # generic_visit: on to its children, in order
+            else:
+                handler(self, child, *args, **kwargs)
+                i = ends[i]
+        return None
+
+    return visit
+
+
+_GET_VISITOR = NodeVisitor.get_visitor
+_WALKERS = (compiler.UndeclaredNameVisitor, compiler.DependencyFinderVisitor, idtracking.FrameSymbolVisitor)
+_FLAT = {cls: _flat_visit(cls.visit) for cls in _WALKERS}
+_OWN = {cls: cls.__dict__.get("visit") for cls in _WALKERS}  # a visit of the class's own (none in 3.1), restored
+_lock = threading.Lock()
+_users = 0
+
+
+class flat_walks:  # noqa: N801 - used as a context manager, named for what it turns on
+    """jinja2's name, symbol and dependency visitors walk prepared trees flat while any generation runs.
+
+    The classes get their flat ``visit`` on the first entry and jinja2's back on the last exit; a visitor
+    given a node that was not prepared uses jinja2's ``visit`` unchanged, so another template compiled
+    meanwhile (another thread, another library) is walked exactly as jinja2 walks it.
+    """
+
+    def __enter__(self) -> None:
+        global _users
+        with _lock:
+            if _users == 0:
+                for cls, flat in _FLAT.items():
+                    cls.visit = flat  # type: ignore[method-assign]
+            _users += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _users
+        with _lock:
+            _users -= 1
+            if _users == 0:
+                for cls, own in _OWN.items():
+                    if own is None:
+                        del cls.visit  # NodeVisitor.visit, inherited again
+                    else:
+                        cls.visit = own  # type: ignore[method-assign]
 
 
 class PreparedCodeGenerator(CodeGenerator):
@@ -104,6 +196,7 @@ class PreparedCodeGenerator(CodeGenerator):
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:  # noqa: N802 - jinja2's name
         undo = prepare(node)
         try:
-            super().visit_Template(node, frame)
+            with flat_walks():
+                super().visit_Template(node, frame)
         finally:
             undo()  # the tree is left as the parser made it (and the closures' cycles broken)
