@@ -68,7 +68,7 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
         start = len(order)
         listed(node)
         ended(start + 1)
-        attrs = vars(node)
+        attrs = node.__dict__
         attrs[_AT] = (tree, start)
         kids: list[nodes.Node] = []
         for name in node.fields:
@@ -100,41 +100,50 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
 
     def undo() -> None:
         for node in order:
-            attrs = vars(node)
+            attrs = node.__dict__
             del attrs["iter_child_nodes"], attrs["find_all"], attrs[_AT]
 
     return undo
 
 
-_HANDLERS: dict[tuple[type, type], Any] = {}
+_HANDLERS: dict[type, dict[type, Any]] = {}
+"""Per visitor class: per node class, what ``get_visitor`` finds (``visit_<node class name>``, or None)."""
 
 
-def _handler(visitor_class: type, node_class: type) -> Any:
-    """What ``get_visitor`` finds for a node of this class: the visitor class's ``visit_<node class name>``."""
-    key = (visitor_class, node_class)
-    found = _HANDLERS.get(key, _HANDLERS)
-    if found is _HANDLERS:
-        found = _HANDLERS[key] = getattr(visitor_class, f"visit_{node_class.__name__}", None)
+def _handlers(visitor_class: type) -> dict[type, Any] | None:
+    """The visitor class's handler table, or None when the class dispatches or descends its own way."""
+    found = _HANDLERS.get(visitor_class)
+    if found is None:
+        if (
+            visitor_class.generic_visit is not NodeVisitor.generic_visit
+            or visitor_class.get_visitor is not _GET_VISITOR
+        ):
+            return None
+        found = _HANDLERS[visitor_class] = {}
     return found
 
 
 def _flat_visit(original: Callable[..., Any]) -> Callable[..., Any]:
     def visit(self: NodeVisitor, node: nodes.Node, *args: Any, **kwargs: Any) -> Any:
-        at = getattr(node, "__dict__", {}).get(_AT)
-        cls = type(self)
-        if at is None or cls.generic_visit is not NodeVisitor.generic_visit or cls.get_visitor is not _GET_VISITOR:
+        try:
+            (order, ends), i = node.__dict__[_AT]
+        except (AttributeError, KeyError):  # not prepared
             return original(self, node, *args, **kwargs)
-        (order, ends), i = at
-        first = _handler(cls, type(node))
-        if first is not None:  # the node's own handler: its return value is visit's
-            return first(self, node, *args, **kwargs)
+        cls = type(self)
+        handlers = _handlers(cls)
+        if handlers is None:
+            return original(self, node, *args, **kwargs)
         end = ends[i]
-        i += 1
         while i < end:
             child = order[i]
-            handler = _handler(cls, type(child))
+            kind = type(child)
+            handler = handlers.get(kind, handlers)
+            if handler is handlers:
+                handler = handlers[kind] = getattr(cls, f"visit_{kind.__name__}", None)
             if handler is None:
                 i += 1  # generic_visit: on to its children, in order
+            elif child is node:  # the node's own handler: its return value is visit's
+                return handler(self, child, *args, **kwargs)
             else:
                 handler(self, child, *args, **kwargs)
                 i = ends[i]
