@@ -110,7 +110,7 @@ _HANDLERS: dict[type, dict[type, Any]] = {}
 """Per visitor class: per node class, what ``get_visitor`` finds (``visit_<node class name>``, or None)."""
 
 
-def _handlers(visitor_class: type) -> dict[type, Any] | None:
+def _handlers(visitor_class: type[NodeVisitor]) -> dict[type, Any] | None:
     """The visitor class's handler table, or None when the class dispatches or descends its own way."""
     found = _HANDLERS.get(visitor_class)
     if found is None:
