@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from jinja2.exceptions import TemplateSyntaxError
-from jinja2.lexer import Lexer
+from jinja2.lexer import Lexer, Token
 
-from streamparse.derive.lexer import FastLexer, fast_lexer
+from streamparse.derive.lexer import FastLexer, FastToken, fast_lexer
 from streamparse.derive.render import Limits, _Budget, _environments
 
 HERE = Path(__file__).parent
@@ -141,3 +141,31 @@ def test_generated_snippets_lex_as_jinja2_lexes_them(source: str) -> None:
 )
 def test_generated_tags_lex_as_jinja2_lexes_them(source: str) -> None:
     _same(source)
+
+
+EXPRESSIONS = st.one_of(
+    st.sampled_from(["name", "name:endif", "name:in", "block_end", "integer:1", "string:a:b", ":", "name:", ""]),
+    st.text(st.sampled_from("name:ifx1"), max_size=8),
+    st.tuples(st.sampled_from(["name:in", ":"])),  # jinja2's parser passes a tuple once (is_tuple_end)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["name", "string", "integer", "block_end", "data", ":", "name:in"]),
+    st.one_of(st.sampled_from(["endif", "in", "1", "a:b", ""]), st.integers(0, 2), st.floats(allow_nan=True)),
+    st.lists(EXPRESSIONS, max_size=4),
+)
+def test_token_tests_answer_as_jinja2s(kind: str, value: Any, expressions: list[Any]) -> None:
+    fast, token = FastToken(1, kind, value), Token(1, kind, value)
+    assert fast == token
+
+    def outcome(test: Any, *exprs: Any) -> Any:
+        try:
+            return test(*exprs)
+        except Exception as exc:  # (":",) makes jinja2's own test raise: the same error then
+            return type(exc)
+
+    for expr in expressions:
+        assert outcome(fast.test, expr) == outcome(token.test, expr)
+    assert outcome(fast.test_any, *expressions) == outcome(token.test_any, *expressions)

@@ -26,7 +26,7 @@ from typing import Any
 from jinja2 import lexer as jl
 from jinja2.lexer import Lexer, Token, TokenStream
 
-__all__ = ["FastLexer", "fast_lexer"]
+__all__ = ["FastLexer", "FastToken", "fast_lexer"]
 
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
 _KNOWN_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.UNICODE
@@ -60,6 +60,38 @@ def _joined(rules: list[Any]) -> re.Pattern[str] | None:
             return None
         parts.append(f"(?P<{rule.tokens}>{scoped})")
     return re.compile(r"\s*+(?:" + "|".join(parts) + ")")
+
+
+_PAIRS: dict[str, tuple[str, str] | None] = {}
+"""Token expressions (``"name:endfor"``) split once: the parser tests the same few thousands of times."""
+
+
+class FastToken(Token):
+    """jinja2's :class:`~jinja2.lexer.Token` (equal to it, field for field) whose ``test`` splits each token
+    expression once: the parser calls it about twice per token, and jinja2 splits the expression each time."""
+
+    __slots__ = ()
+
+    def test(self, expr: str) -> bool:
+        if self.type == expr:
+            return True
+        try:
+            pair = _PAIRS[expr]
+        except KeyError:
+            if type(expr) is not str:
+                return Token.test(self, expr)
+            kind, colon, value = expr.partition(":")  # as expr.split(":", 1) when there is a colon
+            pair = _PAIRS[expr] = (kind, value) if colon else None
+        except TypeError:  # not hashable: not a token expression jinja2 writes, answered as jinja2 answers it
+            return Token.test(self, expr)
+        # expr.split(":", 1) == [type, value], compared in that order
+        return pair is not None and self.type == pair[0] and self.value == pair[1]
+
+    def test_any(self, *iterable: str) -> bool:
+        for expr in iterable:  # noqa: SIM110 - any() over a generator is what costs here
+            if self.test(expr):
+                return True
+        return False
 
 
 class FastLexer(Lexer):
@@ -120,7 +152,7 @@ class FastLexer(Lexer):
         lstrip = self.lstrip_blocks
         whitespace = jl.whitespace_re
         operators = jl.operators
-        new = tuple.__new__  # what Token(...) runs, without its Python-level __new__
+        new = tuple.__new__  # what FastToken(...) runs, without its Python-level __new__
         end_of = _END.__getitem__
         pos = 0
         lineno = 1
@@ -130,7 +162,7 @@ class FastLexer(Lexer):
             if m is None:
                 m = rest.match(source, pos)
                 if m is not None:  # the text after the last tag
-                    append(Token(lineno, jl.TOKEN_DATA, m.group()))
+                    append(new(FastToken, (lineno, jl.TOKEN_DATA, m.group())))
                 return out
             kind = m.lastgroup
             if kind == jl.TOKEN_RAW_BEGIN or kind is None:
@@ -148,7 +180,7 @@ class FastLexer(Lexer):
                 if (l_pos > 0 or line_starting) and whitespace.fullmatch(text, l_pos):
                     text = text[:l_pos]
             if text:
-                append(Token(lineno, jl.TOKEN_DATA, text))
+                append(new(FastToken, (lineno, jl.TOKEN_DATA, text)))
             lineno += text.count("\n") + newlines_stripped
             begin = m.group(kind)
             lineno += begin.count("\n")
@@ -164,7 +196,7 @@ class FastLexer(Lexer):
             state = tags.get(kind)
             if state is None:
                 return None
-            append(Token(lineno, kind, begin))
+            append(new(FastToken, (lineno, kind, begin)))
             with_end, without_end = state
             balancing: list[str] = []
             while True:
@@ -180,32 +212,32 @@ class FastLexer(Lexer):
                 if token == jl.TOKEN_NAME:
                     if not data.isidentifier():
                         return None  # "Invalid character in identifier"
-                    append(new(Token, (lineno, token, data)))
+                    append(new(FastToken, (lineno, token, data)))
                 elif token == jl.TOKEN_OPERATOR:
                     if data in _OPEN:
                         balancing.append(_OPEN[data])
                     elif data in _CLOSE and (not balancing or balancing.pop() != data):
                         return None  # "unexpected '}'"
-                    append(new(Token, (lineno, operators[data], data)))
+                    append(new(FastToken, (lineno, operators[data], data)))
                 elif token == jl.TOKEN_STRING:
                     try:
                         value = data[1:-1].encode("ascii", "backslashreplace").decode("unicode-escape")
                     except Exception:
                         return None
-                    append(new(Token, (lineno, token, value)))
+                    append(new(FastToken, (lineno, token, value)))
                     lineno += data.count("\n")
                 elif token == jl.TOKEN_INTEGER:
                     try:
-                        append(new(Token, (lineno, token, int(data.replace("_", ""), 0))))
+                        append(new(FastToken, (lineno, token, int(data.replace("_", ""), 0))))
                     except ValueError:
                         return None
                 elif token == jl.TOKEN_FLOAT:
                     try:
-                        append(new(Token, (lineno, token, literal_eval(data.replace("_", "")))))
+                        append(new(FastToken, (lineno, token, literal_eval(data.replace("_", "")))))
                     except (ValueError, SyntaxError):
                         return None
                 elif token == end_of(kind):
-                    append(new(Token, (lineno, token, data)))
+                    append(new(FastToken, (lineno, token, data)))
                     lineno += data.count("\n")
                     line_starting = data[-1:] == "\n"
                     break
