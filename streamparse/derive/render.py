@@ -108,6 +108,7 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
 
         from .codegen import PreparedCodeGenerator
         from .lexer import fast_lexer
+        from .parsing import FastParser
     except ImportError as exc:  # pragma: no cover - exercised by the no-jinja2 test in a subprocess
         raise ImportError("rendering chat templates needs jinja2: pip install 'streamparse-llm[templates]'") from exc
 
@@ -131,6 +132,10 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
             def lexer(self) -> Any:
                 # jinja2's tokens, each tag lexed with one expression (streamparse.derive.lexer)
                 return fast_lexer(self)
+
+            def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
+                # jinja2's parse, with the environment set on the tree in one walk (streamparse.derive.parsing)
+                return FastParser(self, source, name, filename).parse()
 
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 budget_box[0].tick()
