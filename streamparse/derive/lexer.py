@@ -115,6 +115,12 @@ class FastLexer(Lexer):
         if not isinstance(root.tokens, jl.OptionalLStrip) or rest.command is not None or comment.command != "#pop":
             return False
         self._root, self._rest, self._comment = root.pattern, rest.pattern, comment.pattern
+        # The root expression's group for a tag is its delimiter followed by the whitespace control.
+        self._begins = {
+            jl.TOKEN_COMMENT_BEGIN: len(environment.comment_start_string),
+            jl.TOKEN_BLOCK_BEGIN: len(environment.block_start_string),
+            jl.TOKEN_VARIABLE_BEGIN: len(environment.variable_start_string),
+        }
         expected = [jl.TOKEN_WHITESPACE, jl.TOKEN_FLOAT, jl.TOKEN_INTEGER, jl.TOKEN_NAME, jl.TOKEN_STRING]
         for state, end in _END.items():
             rules = self.rules[state]
@@ -148,7 +154,7 @@ class FastLexer(Lexer):
         source = "\n".join(lines)  # every newline is "\n" from here: wrap's newline normalising changes nothing
         out: list[Token] = []
         append = out.append
-        root, rest, comment, tags = self._root, self._rest, self._comment, self._tags
+        root, rest, comment, tags, begins = self._root, self._rest, self._comment, self._tags, self._begins
         lstrip = self.lstrip_blocks
         whitespace = jl.whitespace_re
         operators = jl.operators
@@ -165,11 +171,12 @@ class FastLexer(Lexer):
                     append(new(FastToken, (lineno, jl.TOKEN_DATA, m.group())))
                 return out
             kind = m.lastgroup
-            if kind == jl.TOKEN_RAW_BEGIN or kind is None:
+            size = begins.get(kind)  # type: ignore[arg-type]
+            if size is None:  # a raw block
                 return None
-            groups = m.groups()
-            text = groups[0]
-            sign = next(g for g in groups[2::2] if g is not None)
+            text = m.group(1)
+            begin = m.group(kind)  # type: ignore[arg-type]
+            sign = begin[size:]  # the whitespace control after the delimiter: "-", "+" or ""
             newlines_stripped = 0
             if sign == "-":
                 stripped = text.rstrip()
@@ -182,7 +189,6 @@ class FastLexer(Lexer):
             if text:
                 append(new(FastToken, (lineno, jl.TOKEN_DATA, text)))
             lineno += text.count("\n") + newlines_stripped
-            begin = m.group(kind)
             lineno += begin.count("\n")
             pos = m.end()
             if kind == jl.TOKEN_COMMENT_BEGIN:
@@ -204,11 +210,11 @@ class FastLexer(Lexer):
                 if m is None:
                     return None  # a character no rule matches, or the template ends inside the tag
                 token = m.lastgroup
-                start = m.start(token)  # type: ignore[arg-type]
+                start, end = m.span(token)  # type: ignore[arg-type]
                 if start != pos:  # the whitespace before the token
                     lineno += source.count("\n", pos, start)
-                data = m.group(token)  # type: ignore[arg-type]
-                pos = m.end()
+                data = source[start:end]
+                pos = end  # the token is the end of the match
                 if token == jl.TOKEN_NAME:
                     if not data.isidentifier():
                         return None  # "Invalid character in identifier"
