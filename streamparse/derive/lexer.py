@@ -170,12 +170,12 @@ class FastLexer(Lexer):
                 if m is not None:  # the text after the last tag
                     append(new(FastToken, (lineno, jl.TOKEN_DATA, m.group())))
                 return out
-            kind = m.lastgroup
-            size = begins.get(kind)  # type: ignore[arg-type]
+            kind = m.lastgroup or ""
+            size = begins.get(kind)
             if size is None:  # a raw block
                 return None
             text = m.group(1)
-            begin = m.group(kind)  # type: ignore[arg-type]
+            begin = m.group(kind)
             sign = begin[size:]  # the whitespace control after the delimiter: "-", "+" or ""
             newlines_stripped = 0
             if sign == "-":
