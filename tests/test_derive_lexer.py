@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.lexer import Lexer, Token
 
-from streamparse.derive.lexer import FastLexer, FastToken, fast_lexer
+from streamparse.derive.lexer import SUPPORTED, FastLexer, FastToken, fast_lexer
 from streamparse.derive.render import Limits, _Budget, _environments
 
 HERE = Path(__file__).parent
@@ -47,7 +47,8 @@ def _tokens(tokenize: Any, source: str) -> list[Any] | tuple[str, str, int | Non
 def _lexer() -> FastLexer:
     env, _ = _environments([_Budget(Limits())])
     lexer = env.lexer
-    assert isinstance(lexer, FastLexer) and lexer._fast  # the environment uses it, on its fast path
+    assert isinstance(lexer, FastLexer)  # the environment uses it
+    assert lexer._fast == SUPPORTED  # on its fast path with the jinja2 it was written against
     return lexer
 
 
@@ -63,13 +64,14 @@ def _same(source: str) -> list[Any] | tuple[str, str, int | None]:
 @pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: p.stem)
 def test_every_template_lexes_to_jinja2s_tokens_on_the_fast_path(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
-    assert LEXER._tokens(source) is not None  # no fallback: the fast path itself is what is compared
+    if SUPPORTED:
+        assert LEXER._tokens(source) is not None  # no fallback: the fast path itself is what is compared
     assert _same(source)
 
 
 def test_every_kind_of_token_and_whitespace_control() -> None:
     body = EVERY_TOKEN.split("{%- raw")[0]
-    assert LEXER._tokens(body) is not None
+    assert (LEXER._tokens(body) is not None) == SUPPORTED
     tokens = _same(body)
     kinds = {t.type for t in tokens}  # type: ignore[union-attr]
     for kind in ("data", "name", "string", "integer", "float", "block_begin", "variable_end", "lbrace", "pow"):
@@ -98,8 +100,17 @@ def test_errors_and_edge_cases_are_jinja2s(source: str) -> None:
     _same(source)
 
 
-def test_an_environment_configured_otherwise_is_left_to_jinja2() -> None:
+def test_an_environment_configured_otherwise_or_another_jinja2_is_left_to_jinja2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from jinja2 import Environment
+
+    from streamparse.derive import lexer as module
+
+    monkeypatch.setattr(module, "SUPPORTED", False)  # a jinja2 other than the 3.1 this lexer follows
+    other = FastLexer(_environments([_Budget(Limits())])[0])
+    assert not other._fast
+    assert list(other.tokenize(EVERY_TOKEN)) == list(Lexer.tokenize(other, EVERY_TOKEN))
 
     for options in ({"line_statement_prefix": "#"}, {"newline_sequence": "\r\n"}):
         lexer = fast_lexer(Environment(**options))  # type: ignore[arg-type]

@@ -23,10 +23,15 @@ import re
 from ast import literal_eval
 from typing import Any
 
+from jinja2 import __version__ as jinja2_version
 from jinja2 import lexer as jl
 from jinja2.lexer import Lexer, Token, TokenStream
 
-__all__ = ["FastLexer", "FastToken", "fast_lexer"]
+__all__ = ["FastLexer", "FastToken", "fast_lexer", "SUPPORTED"]
+
+SUPPORTED = jinja2_version.startswith("3.1.")
+"""The text between tags, whitespace control and token conversion below are jinja2 3.1's ``tokeniter`` and
+``wrap``: another jinja2 is lexed by its own lexer until this module is checked against it."""
 
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"))
 _KNOWN_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.UNICODE
@@ -105,7 +110,8 @@ class FastLexer(Lexer):
     def _prepare(self, environment: Any) -> bool:
         """Build the joined expressions; False when this environment's lexer is not the shape handled here."""
         if (
-            environment.line_statement_prefix is not None
+            not SUPPORTED
+            or environment.line_statement_prefix is not None
             or environment.line_comment_prefix is not None
             or self.newline_sequence != "\n"
         ):
