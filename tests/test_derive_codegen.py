@@ -76,17 +76,27 @@ def test_prepared_nodes_answer_as_jinja2_does_and_undo_leaves_the_tree_as_parsed
     tree = env.parse(EVERY_KIND)
     every = _walk(tree)
     before = [dict(vars(n)) for n in every]
-    expected = {
-        kind: [list(type(n).find_all(n, kind)) for n in every]
-        for kind in (nodes.Name, nodes.Block, (nodes.If, nodes.For))
-    }
-    only_body = [list(type(n).iter_child_nodes(n, only=("body",))) for n in every]
+    kinds = (nodes.Name, nodes.Block, (nodes.If, nodes.For))
+    expected = {kind: [list(n.find_all(kind)) for n in every] for kind in kinds}
+    only_body = [list(n.iter_child_nodes(only=("body",))) for n in every]
+    other = env.parse(EVERY_KIND)  # not prepared
+    other_names = [list(n.find_all(nodes.Name)) for n in _walk(other)]
+    original = (nodes.Node.iter_child_nodes, nodes.Node.find_all)
     undo = prepare(tree)
-    assert _walk(tree) == every
-    for kind, found in expected.items():
-        assert [list(n.find_all(kind)) for n in every] == found
-    assert [list(n.iter_child_nodes(only=("body",))) for n in every] == only_body
+    with flat_walks():
+        assert (nodes.Node.iter_child_nodes, nodes.Node.find_all) != original
+        assert _walk(tree) == every
+        for kind, found in expected.items():
+            assert [list(n.find_all(kind)) for n in every] == found
+        assert [list(n.iter_child_nodes(only=("body",))) for n in every] == only_body
+        assert [list(n.find_all(nodes.Name)) for n in _walk(other)] == other_names  # jinja2's own answers
+        # The answers come from the walk: a child added afterwards is not seen (jinja2's walk would see it).
+        output = next(n for n in every if isinstance(n, nodes.Output))
+        output.nodes.append(nodes.Name("late", "load"))
+        assert nodes.Name("late", "load") not in list(output.iter_child_nodes())
+        output.nodes.pop()
     undo()
+    assert (nodes.Node.iter_child_nodes, nodes.Node.find_all) == original
     assert [dict(vars(n)) for n in every] == before
 
 
