@@ -43,6 +43,32 @@ _AT = "_streamparse_at"
 """The key a prepared node keeps its place under: (pre-order list, where each node's subtree ends, index)."""
 
 
+_Walk = tuple[list[nodes.Node], list[int], list[tuple[nodes.Node, ...]]]
+
+
+def _place(node: nodes.Node, tree: _Walk) -> None:
+    """Put ``node`` and its subtree in the walk, in pre-order (a module function: a recursive closure would
+    refer to itself, and the whole tree would then wait for the cyclic collector to be freed)."""
+    order, ends, children = tree
+    start = len(order)
+    order.append(node)
+    ends.append(start + 1)
+    attrs = node.__dict__
+    attrs[_AT] = (tree, start)
+    kids: list[nodes.Node] = []
+    for name in node.fields:
+        item = attrs.get(name)
+        if isinstance(item, list):
+            kids.extend([n for n in item if isinstance(n, nodes.Node)])
+        elif isinstance(item, nodes.Node):
+            kids.append(item)
+    children.append(tuple(kids))
+    if kids:
+        for kid in kids:
+            _place(kid, tree)
+        ends[start] = len(order)
+
+
 def prepare(root: nodes.Node) -> Callable[[], None]:
     """Give every node of ``root``'s tree its place in one pre-order walk of the tree; returns the undo.
 
@@ -56,29 +82,7 @@ def prepare(root: nodes.Node) -> Callable[[], None]:
     order: list[nodes.Node] = []
     ends: list[int] = []  # ends[i]: where the subtree of order[i] ends in order
     children: list[tuple[nodes.Node, ...]] = []  # children[i]: the children of order[i]
-    listed, ended, kept = order.append, ends.append, children.append
-    tree = (order, ends, children)
-
-    def visit(node: nodes.Node) -> None:
-        start = len(order)
-        listed(node)
-        ended(start + 1)
-        attrs = node.__dict__
-        attrs[_AT] = (tree, start)
-        kids: list[nodes.Node] = []
-        for name in node.fields:
-            item = attrs.get(name)
-            if isinstance(item, list):
-                kids.extend([n for n in item if isinstance(n, nodes.Node)])
-            elif isinstance(item, nodes.Node):
-                kids.append(item)
-        kept(tuple(kids))
-        if kids:
-            for kid in kids:
-                visit(kid)
-            ends[start] = len(order)
-
-    visit(root)
+    _place(root, (order, ends, children))
 
     def undo() -> None:
         for node in order:
@@ -211,4 +215,7 @@ class PreparedCodeGenerator(CodeGenerator):
             with flat_walks():
                 super().visit_Template(node, frame)
         finally:
-            undo()  # the tree is left as the parser made it (and the closures' cycles broken)
+            undo()  # the tree is left as the parser made it (and its references to the walk dropped)
+            # Bound methods kept here refer back to the generator: dropped, it is freed with its last
+            # reference, not by the cyclic collector (jinja2's own generator leaves no cycle behind).
+            self._visitors.clear()
