@@ -188,3 +188,27 @@ def test_a_generation_leaves_no_cycles_behind_as_jinja2s_leaves_none(path: Path)
     assert _cyclic_garbage(env, template) == 0
     env.code_generator_class = CodeGenerator
     assert _cyclic_garbage(env, template) == 0
+
+
+def test_generations_in_threads_write_what_they_write_alone_and_leave_jinja2_as_it_was() -> None:
+    """flat_walks is entered and left by overlapping generations (a count, under a lock), and a template
+    compiled meanwhile with jinja2's own generator is walked by jinja2's own methods: every source is what
+    it is when compiled alone, and jinja2's classes are as they were once all are done."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    templates = [EVERY_KIND, *(p.read_text(encoding="utf-8") for p in INVENTED[:6])]
+    alone = [(_source(t, PreparedCodeGenerator), _source(t, CodeGenerator)) for t in templates]
+    original = (nodes.Node.iter_child_nodes, nodes.Node.find_all, *(cls.visit for cls in WALKERS))
+
+    def both(template: str) -> tuple[str, str]:
+        return _source(template, PreparedCodeGenerator), _source(template, CodeGenerator)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns every few bytecodes: generations overlap
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            for _ in range(5):
+                assert list(pool.map(both, templates)) == alone
+    finally:
+        sys.setswitchinterval(interval)
+    assert (nodes.Node.iter_child_nodes, nodes.Node.find_all, *(cls.visit for cls in WALKERS)) == original
