@@ -56,3 +56,34 @@ def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert cache_dir() is None
     monkeypatch.setenv("STREAMPARSE_TEMPLATE_CACHE", str(tmp_path / "new"))
     assert cache_dir() == tmp_path / "new" and (tmp_path / "new").stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.parametrize("cache", ["off", "dir"])
+def test_the_compile_runs_with_the_cyclic_collector_paused_and_leaves_it_as_it_found_it(
+    cache: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from streamparse.derive.compiled import compile_template, without_cyclic_gc
+
+    monkeypatch.setenv("STREAMPARSE_TEMPLATE_CACHE", "off" if cache == "off" else str(tmp_path))
+    seen: list[bool] = []
+
+    class Env:  # what compile_template asks of a jinja2 environment, recording the collector's state
+        def compile(self, source: str) -> object:
+            seen.append(gc.isenabled())
+            return compile("x = 1", "<template>", "exec")
+
+    assert gc.isenabled()
+    compile_template(Env(), TEMPLATE if cache == "off" else TEMPLATE + cache)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # paused by someone else: left paused
+    try:
+        with without_cyclic_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError), without_cyclic_gc():  # an error in the block: enabled again
+        raise ValueError
+    assert gc.isenabled()

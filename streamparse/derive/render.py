@@ -107,6 +107,8 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
         from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 
         from .codegen import PreparedCodeGenerator
+        from .lexer import fast_lexer
+        from .parsing import FastParser
     except ImportError as exc:  # pragma: no cover - exercised by the no-jinja2 test in a subprocess
         raise ImportError("rendering chat templates needs jinja2: pip install 'streamparse-llm[templates]'") from exc
 
@@ -125,6 +127,15 @@ def _environments(budget_box: list[_Budget]) -> tuple[Any, Any]:
 
         class Bounded(base):  # type: ignore[misc]
             intercepted_binops = frozenset({"*", "**", "%"})
+
+            @property
+            def lexer(self) -> Any:
+                # jinja2's tokens, each tag lexed with one expression (streamparse.derive.lexer)
+                return fast_lexer(self)
+
+            def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
+                # jinja2's parse, with the environment set on the tree in one walk (streamparse.derive.parsing)
+                return FastParser(self, source, name, filename).parse()
 
             def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
                 budget_box[0].tick()

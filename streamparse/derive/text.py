@@ -47,8 +47,11 @@ class Markers:
 
     def inside(self, text: str, pos: int) -> tuple[int, int] | None:
         """The marker span that ``pos`` cuts (strictly inside it), if any."""
-        for a, b in self.spans(text):
-            if a < pos < b:
+        for m in self.pattern.finditer(text):
+            a, b = m.span()
+            if a >= pos:  # spans come in order and do not overlap: none after this one starts before pos
+                return None
+            if pos < b:
                 return a, b
         return None
 
@@ -64,12 +67,24 @@ class Markers:
         return found[-1] if found else ""
 
 
+def _same_start(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` have in common (compared in C, by halving: a prompt of
+    a few KB against its render with a turn is the common case, a character loop its cost)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while hi - lo > 1:  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+        mid = (lo + hi) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def common_prefix(a: str, b: str, markers: Markers) -> int:
     """Length of the longest common prefix of ``a`` and ``b`` that ends outside any marker of either."""
-    n = 0
-    limit = min(len(a), len(b))
-    while n < limit and a[n] == b[n]:
-        n += 1
+    n = _same_start(a, b)
     for text in (a, b):
         cut = markers.inside(text, n)
         if cut:
