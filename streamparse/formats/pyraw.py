@@ -13,7 +13,7 @@ from typing import Any
 
 from .pyliteral import parse_call
 
-__all__ = ["read_raw_call", "raw_call_end"]
+__all__ = ["RawCallScanner", "read_raw_call"]
 
 # What may follow the quote that ends an argument's string: the next ``name=``, or the call's ``)`` at the
 # end of the call text. Bounded look-ahead.
@@ -28,42 +28,77 @@ _CALL_END = re.compile(r"\s{0,16}\)\s{0,16}(?:,\s{0,16}" + _IDENT + r"\s{0,16}\(
 _FOLLOW_MAX = 3 * 16 + 64 + 4  # the most text either pattern reads after the quote
 
 
-def raw_call_end(text: str, final: bool) -> tuple[int | None, int]:
-    """Where the call that ``text`` begins with (``NAME(...``) ends when its string arguments are raw: (the
-    index just past its ``)``, or None while more text must decide; the length of ``text`` no later decision
-    can reach back into). A quote inside a raw value waits for up to :data:`_FOLLOW_MAX` characters after it
-    (bounded look-ahead), so every chunking decides the same way."""
-    depth, last, i, n = 0, "", 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "'" and depth == 1 and last == "=":
-            q = text.find("'", i + 1)
-            while q >= 0:
-                if _NEXT_ARG.match(text, q + 1) is not None:
-                    break
-                m = _CALL_END.match(text, q + 1)
-                if m is not None:
-                    return text.index(")", q + 1) + 1, n
-                if not final and n - q - 1 < _FOLLOW_MAX:
-                    return None, q  # the text after this quote is too short to tell
-                q = text.find("'", q + 1)
-            if q < 0:
-                return None, n
-            i, last = q + 1, "v"
-            continue
-        if c in "'\"":
-            i, last = _string_end(text, i), "v"
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i + 1, n
-        if not c.isspace():
-            last = c
-        i += 1
-    return None, n
+_CODE, _RAW, _STR = 0, 1, 2  # RawCallScanner's modes: between values, in a raw value, in a string literal
+
+
+class RawCallScanner:
+    """Where a call (``NAME(...``) ends when its string arguments are raw, read incrementally: each
+    character of the call is looked at once, whatever the chunking, so a long value costs linear time (the
+    call's text is never scanned again from its start). A quote inside a raw value ends it when the next
+    argument follows, or the call's ``)`` followed by the list's next call or its ``]``; it waits for up to
+    :data:`_FOLLOW_MAX` characters after it (bounded look-ahead), so every chunking decides the same way."""
+
+    __slots__ = ("depth", "last", "mode", "quote")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.last = ""  # the last character outside strings that is not blank ("v" after a value)
+        self.mode = _CODE
+        self.quote = ""  # the quote of the string literal open in _STR mode
+
+    def feed(self, text: str, final: bool) -> tuple[int | None, int]:
+        """``text`` is the call's text from where the last feed stopped: (the index in ``text`` just past
+        the call's ``)``, or None while more text must decide; how much of ``text`` was read, which the next
+        feed must not include). What is not read (a quote waiting for its look-ahead, a final backslash in a
+        string literal) begins the next feed's text."""
+        i, n = 0, len(text)
+        while i < n:
+            mode = self.mode
+            if mode == _RAW:
+                q = text.find("'", i)
+                while q >= 0:
+                    if _NEXT_ARG.match(text, q + 1) is not None:
+                        break
+                    if _CALL_END.match(text, q + 1) is not None:
+                        return text.index(")", q + 1) + 1, n
+                    if not final and n - q - 1 < _FOLLOW_MAX:
+                        return None, q  # the text after this quote is too short to tell
+                    q = text.find("'", q + 1)
+                if q < 0:
+                    return None, n
+                i, self.last, self.mode = q + 1, "v", _CODE
+                continue
+            if mode == _STR:
+                quote = self.quote
+                while i < n:
+                    c = text[i]
+                    if c == "\\":
+                        if i + 1 >= n:
+                            return None, i  # the escaped character is still to come
+                        i += 2
+                        continue
+                    i += 1
+                    if c == quote:
+                        self.last, self.mode = "v", _CODE
+                        break
+                continue
+            c = text[i]
+            i += 1
+            if c == "'" and self.depth == 1 and self.last == "=":
+                self.mode = _RAW
+            elif c in "'\"":
+                self.mode, self.quote = _STR, c
+            elif c in "([{":
+                self.depth += 1
+                self.last = c
+            elif c in ")]}":
+                self.depth -= 1
+                if self.depth == 0:
+                    return i, i
+                self.last = c
+            elif not c.isspace():
+                self.last = c
+        return None, n
 
 
 def read_raw_call(text: str) -> tuple[str, dict[str, Any]]:

@@ -21,7 +21,7 @@ from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker
 from .pyliteral import PyCallTracker
-from .pyraw import raw_call_end, read_raw_call
+from .pyraw import RawCallScanner, read_raw_call
 from .pyrequote import read_call
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
@@ -83,6 +83,14 @@ def _ends_line(buf: str, i: int, final: bool) -> bool | None:
     return True if final else (None if stop == n else False)
 
 
+def _closer_prefix(text: str, closer: str) -> int:
+    """The length of the longest end of ``text`` that begins ``closer`` (without being all of it)."""
+    for k in range(min(len(closer) - 1, len(text)), 0, -1):
+        if text.endswith(closer[:k]):
+            return k
+    return 0
+
+
 class PyCallsState(State):
     """The calls of one Python-style section, from just after its opener (``[`` for lists)."""
 
@@ -102,6 +110,7 @@ class PyCallsState(State):
         "line_end",
         "read",
         "raw",
+        "scanner",
     )
 
     def __init__(
@@ -119,6 +128,7 @@ class PyCallsState(State):
         # ``raw_strings``: argument strings are written as they are (a declared PythonName, strings="raw").
         self.read = read_raw_call if raw_strings else read_call
         self.raw = raw_strings
+        self.scanner: RawCallScanner | None = None  # where a raw-strings call ends, read incrementally
         # ``line_end``: a list after prose is a call list only when it ends its line (prose is not a call).
         self.line_end = line_end
         self.form = form
@@ -233,25 +243,34 @@ class PyCallsState(State):
             eng.set_name(name)
         self.tracker = PyCallTracker("call")
         self.parts = []
+        if self.raw:
+            self.scanner = RawCallScanner()
         self.phase = _BODY
         return True
 
     def _raw_end(self, eng: Engine, final: bool) -> tuple[int | None, bool]:
-        """Raw strings (a declared PythonName): (where the call ends, found in the whole call text so far by
-        :func:`~.pyraw.raw_call_end`, broken). Not ended yet while the list's closer has come: the call is
-        broken there (a value does not hold the closer). None after consuming what no later decision reaches
-        back into."""
+        """Raw strings (a declared PythonName): (where the call ends, broken), read by the call's
+        :class:`~.pyraw.RawCallScanner` from where it stopped (never from the call's start again). The
+        list's closer bounds the call: once it is in sight, the text before it is all there is, and a call
+        not ended by then is broken there (a value does not hold the closer). A possible start of the
+        closer at the end of the buffer is not read yet, so the closer is always found whole in the buffer.
+        None after consuming what was read."""
         buf, pos = eng.buf, eng.pos
-        before = sum(len(p) for p in self.parts)
-        text = "".join(self.parts) + buf[pos:]
-        at = text.find(self.closer) if self.closer else -1
-        # The list's closer bounds the call: with it in sight, the look-ahead after a quote is all there is.
-        end, settled = raw_call_end(text if at < 0 else text[:at], final or at >= 0)
+        text = buf[pos:]
+        scanner = self.scanner
+        assert scanner is not None
+        closer = self.closer
+        if closer:
+            at = text.find(closer)
+            if at >= 0:
+                end, _ = scanner.feed(text[:at], True)
+                return (pos + end, False) if end is not None else (pos + at, True)
+            if not final:
+                text = text[: len(text) - _closer_prefix(text, closer)]
+        end, read = scanner.feed(text, final)
         if end is not None:
-            return pos + end - before, False
-        if at >= 0:
-            return pos + max(at - before, 0), True
-        keep = pos + max(settled - before, 0)
+            return pos + end, False
+        keep = pos + read
         self.parts.append(buf[pos:keep])
         self._consume(eng, keep)
         return None, False
