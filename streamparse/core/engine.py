@@ -251,6 +251,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.wait: tuple[str, int] | None = None  # a closer's prefix is held: FastPaths.wait_for
         # The open call's state takes the next chunk itself (State.lane): armed by _arm_lane.
         self.lane: Callable[[Engine, str], list[Event]] | None = None
+        self.hot_lane: Callable[[Engine, str], list[Event]] | None = None  # (the same, while hot_special is)
         self.bytes_in = 0
         self.chars_in = 0
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
@@ -303,6 +304,12 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                     _set_index(event, hot_call.index)
                     _set_arguments(event, chunk)
                     return [event]
+                hot_lane = self.hot_lane
+                if hot_lane is not None and chunk[-1] != "\\":
+                    # The string ends in this chunk (or an escape needs the reader): the state's lane reads
+                    # it, as the general path would after the armed path declined it (FastPaths._hot).
+                    self.hot = self.hot_special = self.hot_lane = None
+                    return hot_lane(self, chunk)
             else:
                 lane = self.lane
                 if lane is not None:
@@ -438,13 +445,13 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         if self.pos < len(self.buf):
             self.content(self.state.reasoning, self.buf[self.pos :])
             self.pos = len(self.buf)
-        self.text_search = self.held_scan = self.hot = self.hot_special = self.lane = None  # feed() then raises
+        self.text_search = self.held_scan = self.hot = self.hot_special = self.lane = self.hot_lane = None
         return self.events
 
     def _run(self, final: bool) -> None:
         self.hot = None
         self.hot_special = None
-        self.text_search = self.held_scan = self.wait = self.lane = None
+        self.text_search = self.held_scan = self.wait = self.lane = self.hot_lane = None
         while self.state.step(self, final):
             self.wait = None  # (only the step that stops may wait: FastPaths.wait_for)
         self._after_steps(final)
