@@ -96,7 +96,7 @@ class Parts:
         return parts
 
     def join(self) -> str:
-        parts = self.pieces()
+        parts = self.pieces() if self.levels else self.tail  # (a short text: its pieces as appended)
         return parts[0] if len(parts) == 1 else "".join(parts)
 
     def __bool__(self) -> bool:

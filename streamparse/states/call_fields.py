@@ -152,10 +152,14 @@ class CallExtractor:
                 self._args_value(text, kind)
         elif depth == self.name_depth:
             self.name_depth = -1
-            try:
-                name = json.loads(self.reader.drain())
-            except ValueError:
-                name = None
+            text = self.reader.drain()
+            if len(text) >= 2 and text[0] == '"' == text[-1] and "\\" not in text:
+                name = text[1:-1]  # (the reader escapes control characters: no escape, no decoding)
+            else:
+                try:
+                    name = json.loads(text)
+                except ValueError:
+                    name = None
             if isinstance(name, str):
                 eng.set_name(name.strip())
         elif depth == self.base:
