@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..core.engine import Engine
 from ..core.fastpaths import CTX
 from ..core.json_reader import DONE, DQ_SPECIAL, KEY_MAX, STRING
+from ..core.parts import FAN
 from ..events import Event, ToolCallDelta, slot_setter
 
 if TYPE_CHECKING:
@@ -93,13 +94,32 @@ def call_lane(state: JsonCallState) -> Lane:
                 return eng.resume(state.after_feed(eng, start, end, out))
         if reader.state >= DONE or eng.call is not call:
             return eng.resume(state.after_feed(eng, start, end, out))
-        # The argument text (CallLifecycle.args, then _flush_deltas: the delta goes out at once).
+        # The argument text (CallLifecycle.args, then _flush_deltas: the delta goes out at once), and the
+        # markup consumed (FastPaths._trim).
         raw = call.raw_parts
+        n = end - start
+        piece = buf[start:end]
         if out:
             call.has_args = True
-            if raw.run >= 0:
-                raw.unshare()
-            call.args.append(out)
+            if out == piece:
+                # Verbatim: the markup is this argument text, kept once (as the armed path keeps it).
+                if raw.run < 0 or raw.run_escaped:
+                    raw.share()
+                loose = False
+            else:
+                if raw.run >= 0:
+                    raw.unshare()
+                # (a repair: shared only where FastPaths._trim could share it, else literal markup below)
+                loose = n >= _SHARE_MIN or bool(raw.spans)
+            args = call.args
+            if args.tap is None:  # (Parts.append, inlined)
+                args.size += len(out)
+                tail = args.tail
+                tail.append(out)
+                if len(tail) >= FAN:
+                    args._carry()
+            else:
+                args.append(out)
             if call.started and not call.pending:
                 event = _new(ToolCallDelta)
                 _set_index(event, call.index)
@@ -107,22 +127,19 @@ def call_lane(state: JsonCallState) -> Lane:
                 events.append(event)
             else:
                 call.pending.append(out)
-        if call.pending and call.started:
-            eng._flush_deltas(call)
-        # The markup consumed (FastPaths._trim): argument text of its own here, so kept as literal markup
-        # unless it may be shared with the arguments (a long piece, or one next to a shared stretch).
-        n = end - start
-        if n:
-            piece = buf[start:end]
-            if out and (n >= _SHARE_MIN or raw.spans):
+            if loose:
                 call.loose.append(out)
-                call.loose_end = call.args.size
+                call.loose_end = args.size
                 if not call.share_loose(piece):
                     raw.append(piece)
                 call.loose.clear()
-            else:
+            elif raw.run < 0:
                 raw.append(piece)
-            call.raw_len += n
+        elif n:
+            raw.append(piece)
+        call.raw_len += n
+        if call.pending and call.started:
+            eng._flush_deltas(call)
         if end > CTX:
             buf = eng.buf = buf[end - CTX :]
             end = eng.pos = CTX
