@@ -79,12 +79,6 @@ class State:
         """
         return None
 
-    def lane(self, eng: Engine) -> Callable[[Engine, str], list[Event]] | None:
-        """With an open call, nothing held and no limit: a function that takes the next chunk in place of
-        the general path (its step, ``_run``'s tail and ``_trim`` fused; ``Engine.resume`` when it hands
-        over), or None. It re-arms itself (``eng.lane``) when the chunk after may take it too."""
-        return None
-
 
 class ScanState(State):
     """Visible text or reasoning: content is emitted up to the next marker, whose handlers decide."""
@@ -249,9 +243,6 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         # The armed JSON string path held a lone backslash (an escape split across chunks) at ``buf[pos]``.
         self.hot_bs = False
         self.wait: tuple[str, int] | None = None  # a closer's prefix is held: FastPaths.wait_for
-        # The open call's state takes the next chunk itself (State.lane): armed by _arm_lane.
-        self.lane: Callable[[Engine, str], list[Event]] | None = None
-        self.hot_lane: Callable[[Engine, str], list[Event]] | None = None  # (the same, while hot_special is)
         self.bytes_in = 0
         self.chars_in = 0
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
@@ -304,16 +295,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                     _set_index(event, hot_call.index)
                     _set_arguments(event, chunk)
                     return [event]
-                hot_lane = self.hot_lane
-                if hot_lane is not None and chunk[-1] != "\\":
-                    # The string ends in this chunk (or an escape needs the reader): the state's lane reads
-                    # it, as the general path would after the armed path declined it (FastPaths._hot).
-                    self.hot = self.hot_special = self.hot_lane = None
-                    return hot_lane(self, chunk)
             else:
-                lane = self.lane
-                if lane is not None:
-                    return lane(self, chunk)
                 text_search = self.text_search
                 if text_search is not None:
                     found = text_search(chunk)
@@ -389,38 +371,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self._trim()
         if self.hot is DQ_RUN:
             self._arm_inline()
-        elif self.call is not None:
-            self._arm_lane()
         return self.events
-
-    def resume(self, progress: bool) -> list[Event]:
-        """A lane (``State.lane``) took a chunk as far as its step: the general path from there on, as
-        ``feed`` would have gone on after that step (``progress``: the step returned True)."""
-        if progress:
-            self._run(False)
-        else:
-            self._after_steps(False)
-        self._trim()
-        if self.hot is DQ_RUN:
-            self._arm_inline()
-        elif self.call is not None:
-            self._arm_lane()
-        return self.events
-
-    def _arm_lane(self) -> None:
-        call = self.call
-        if (
-            call is not None
-            and self.hot is None
-            and self.wait is None
-            and not self.hot_bs
-            and self.limit is None
-            and self.pos == len(self.buf)
-            and not call.closed
-            and call.raw_mark == self.pos
-            and not self.closed
-        ):
-            self.lane = self.state.lane(self)
 
     def close(self, reason: str | None = None) -> list[Event]:
         if self.closed:
@@ -445,19 +396,15 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         if self.pos < len(self.buf):
             self.content(self.state.reasoning, self.buf[self.pos :])
             self.pos = len(self.buf)
-        self.text_search = self.held_scan = self.hot = self.hot_special = self.lane = self.hot_lane = None
+        self.text_search = self.held_scan = self.hot = self.hot_special = None  # feed() after close() raises
         return self.events
 
     def _run(self, final: bool) -> None:
         self.hot = None
         self.hot_special = None
-        self.text_search = self.held_scan = self.wait = self.lane = self.hot_lane = None
+        self.text_search = self.held_scan = self.wait = None
         while self.state.step(self, final):
             self.wait = None  # (only the step that stops may wait: FastPaths.wait_for)
-        self._after_steps(final)
-
-    def _after_steps(self, final: bool) -> None:
-        """After the step that stopped: flush the deltas, arm the fast path the state asks for."""
         call = self.call
         if call is not None and call.pending and call.started:
             self._flush_deltas(call)

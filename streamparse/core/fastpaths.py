@@ -58,7 +58,6 @@ class FastPaths:
     hot_escape: bool
     hot_bs: bool
     hot_special: Callable[[str], object] | None
-    hot_lane: Callable[[Any, str], list[Event]] | None
     wait: tuple[str | MarkerSet | re.Pattern[str], int] | None
     state: Any
     seen_output: bool
@@ -276,7 +275,7 @@ class FastPaths:
                 if self.largest_hold < 1:
                     self.note_hold(1)
             self.hot_bs = True
-            self.hot_special = self.hot_lane = None
+            self.hot_special = None
         elif held:
             self.buf = self.buf[: self.pos]
             self.hot_bs = False
@@ -293,5 +292,3 @@ class FastPaths:
             return
         if self.pos == len(self.buf) and call.raw_mark == self.pos:
             self.hot_special = DQ_SPECIAL.search  # (feed() opens the shared stretch at its first chunk)
-            if self.wait is None:
-                self.hot_lane = self.state.lane(self)  # a chunk it declines: the state's lane reads it

@@ -14,7 +14,6 @@ from ..core.json_reader import DONE, DQ_RUN, ERROR, STRING, JsonReader
 from ..core.lookahead import skip_ws, starts_or_prefix
 from ..rejections import Reason
 from .call_fields import CallExtractor, args_value
-from .json_lane import Lane, call_lane
 from .lenient import LenientArgsSink, lenient_on
 
 JSON_FENCE = "json_fence"
@@ -185,7 +184,7 @@ class _JsonBody(State):
 class JsonCallState(_JsonBody):
     """One call object (the opener began the candidate) or a list of call objects, then a closer."""
 
-    __slots__ = ("fmt", "sink", "list_form", "several", "fields", "nested", "_lane")
+    __slots__ = ("fmt", "sink", "list_form", "several", "fields", "nested")
 
     def __init__(
         self,
@@ -218,7 +217,6 @@ class JsonCallState(_JsonBody):
             eng, fmt, 1 if list_form else 0, each=list_form, fallback=fallback, fields=fields, nested=nested
         )
         self.phase = 0
-        self._lane: Lane | None = None  # (built at the first chunk the lane takes)
         if fenced:
             eng.add_repairs([JSON_FENCE])
 
@@ -228,42 +226,29 @@ class JsonCallState(_JsonBody):
             return None
         return (DQ_RUN, False) if self.sink.streaming else None
 
-    def lane(self, eng: Engine) -> Lane | None:
-        if self.phase or type(self) is not JsonCallState or type(self.sink) is not CallExtractor or self.sink.each:
-            return None  # (a subclass's own step, or list forms whose objects begin and end calls: the states)
-        lane = self._lane
-        if lane is None:
-            lane = self._lane = call_lane(self)
-        return lane
-
     def step(self, eng: Engine, final: bool) -> bool:
         if self.phase == 0:
+            sink = self.sink
+            reader = sink.reader
             start = eng.pos
-            eng.pos = end = self.sink.reader.feed(eng.buf, start, final)
-            return self.after_feed(eng, start, end, None)
+            eng.pos = end = reader.feed(eng.buf, start, final)
+            if sink.args_depth >= 0 and sink.args_kind == "{":  # (sink.streaming, inlined: once per chunk)
+                _stream_args(eng, reader.drain(), start, end)
+            elif eng.call is not None and eng.call.closed:
+                reader.drain()  # rejected too_large: keep reading to its end, buffering nothing
+            state = reader.state
+            if state < DONE:
+                return False
+            if state == ERROR:
+                if eng.call is not None:
+                    eng.call.reject, eng.call.detail = Reason.MALFORMED, f"invalid JSON: {reader.error}"
+                self.phase = 2
+                return True
+            self.phase = 1
+            return True
         if self.phase == 1:
             return self._close(eng, final)
         return self._recover(eng, final)
-
-    def after_feed(self, eng: Engine, start: int, end: int, out: str | None) -> bool:
-        """The reader consumed ``buf[start:end]``: stream the argument text (``out``, when the caller drained
-        it already), then what the reader's state means for the body. True when the step made progress."""
-        sink = self.sink
-        reader = sink.reader
-        if out is not None or (sink.args_depth >= 0 and sink.args_kind == "{"):  # (sink.streaming, inlined)
-            _stream_args(eng, reader.drain() if out is None else out, start, end)
-        elif eng.call is not None and eng.call.closed:
-            reader.drain()  # rejected too_large: keep reading to its end, buffering nothing
-        state = reader.state
-        if state < DONE:
-            return False
-        if state == ERROR:
-            if eng.call is not None:
-                eng.call.reject, eng.call.detail = Reason.MALFORMED, f"invalid JSON: {reader.error}"
-            self.phase = 2
-            return True
-        self.phase = 1
-        return True
 
 
 # A value that is not an object starts with one of these (a string, an array, a number, true/false/null).

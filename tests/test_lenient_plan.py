@@ -1,10 +1,10 @@
-"""The JSON call body's lane (states/json_lane.py) and lenient typing planned per tool (states/lenient.py)
-give exactly what the general path gives: the same events feed by feed (so the same earliest release), the
-same raw markup and verdicts, under 1-character, 1-byte and random chunkings.
+"""Lenient typing planned once per tool (states/lenient.py, ``lenient_targets``) gives exactly what looking
+each key up as it comes gives: the same events feed by feed (so the same earliest release), the same raw
+markup and verdicts, under 1-character, 1-byte and random chunkings, while an arguments object none of whose
+members can be converted is read without a callback per member.
 
-The reference is the same parser with the lane switched off (``JsonCallState.lane`` gives None, so neither
-``Engine.lane`` nor ``Engine.hot_lane`` is ever armed) and lenient typing looking each key up as it comes
-(``lenient_targets`` gives None: the reader reports every member, as before the plan)."""
+The reference is the same parser with ``lenient_targets`` giving None: the reader reports every member and
+each key's schema is looked up as it comes, as before the plan."""
 
 from __future__ import annotations
 
@@ -19,10 +19,9 @@ from hypothesis import strategies as st
 from invariants import byte_pieces, random_pieces
 
 from streamparse import StreamParser
-from streamparse.core.engine import Engine
 from streamparse.events import Event, ToolCallEnd, ToolCallRejected
 from streamparse.states import lenient
-from streamparse.states.json_body import JsonCallState
+from streamparse.states.call_fields import CallExtractor
 from streamparse.tools import ToolSet
 
 LANE = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -100,7 +99,6 @@ def per_feed(chunks: list[str] | list[bytes], **options: Any) -> list[list[Event
 @contextmanager
 def general_path() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(JsonCallState, "lane", lambda self, eng: None)
         mp.setattr(lenient, "lenient_targets", lambda eng: None)
         yield
 
@@ -115,7 +113,7 @@ def _compare(text: str, **options: Any) -> None:
 
 @LANE
 @given(text=streams())
-def test_the_lane_gives_the_events_of_the_general_path(text: str) -> None:
+def test_the_plan_gives_the_events_of_the_general_path(text: str) -> None:
     _compare(text, tools=TOOLS)
 
 
@@ -143,28 +141,35 @@ def test_without_tools_or_lenient_typing_too(text: str) -> None:
 def test_chosen_calls_give_the_events_of_the_general_path(body: str) -> None:
     text = "a <tool_call>\n" + body + "\n</tool_call> b <tool"
     _compare(text, tools=TOOLS)
-    _compare(text, tools=TOOLS, max_call_chars=30)  # (no lane: the limited path feeds in pieces)
+    _compare(text, tools=TOOLS, max_call_chars=30)  # (the limited path feeds in pieces)
 
 
-def test_the_lane_runs_and_converts_on_the_small_call_workload(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The workload of ``make bench`` (tools given, so lenient typing on): the lane takes most chunks inside a
-    call in place of the states' loop (``Engine._run``), and a quoted integer is still converted."""
-    runs: list[bool] = []
-    real_run = Engine._run
-    monkeypatch.setattr(Engine, "_run", lambda self, final: runs.append(True) or real_run(self, final))
-    body = '{"name": "set_alarm", "arguments": {"minutes": "45", "label": "tea"}}'
-    text = ("<tool_call>\n" + body + "\n</tool_call>\n") * 3
+def test_the_small_call_workload_converts_with_fewer_callbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workload of ``make bench`` (tools given, so lenient typing on): a quoted integer is still converted,
+    and the arguments of a tool with nothing to convert cost no callback per member."""
+    starts: list[int] = []
+    real = CallExtractor.value_start
+    monkeypatch.setattr(
+        CallExtractor,
+        "value_start",
+        lambda self, depth, kind, pos: starts.append(depth) or real(self, depth, kind, pos),
+    )
+    calls = [
+        '{"name": "set_alarm", "arguments": {"minutes": "45", "label": "tea"}}',
+        '{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "C"}}',
+    ]
+    text = "".join("<tool_call>\n" + body + "\n</tool_call>\n" for body in calls)
     chunks = random_pieces(text, 3, 6)
     events = [e for feed in per_feed(chunks, tools=TOOLS) for e in feed]
     ends = [e for e in events if isinstance(e, ToolCallEnd)]
-    assert [e.call.arguments for e in ends] == [{"minutes": 45, "label": "tea"}] * 3
-    assert all("lenient_types" in e.call.repairs for e in ends)
+    assert [e.call.arguments for e in ends] == [{"minutes": 45, "label": "tea"}, {"city": "Oslo", "unit": "C"}]
+    assert ["lenient_types" in e.call.repairs for e in ends] == [True, False]
     assert not [e for e in events if isinstance(e, ToolCallRejected)]
-    lane_runs = len(runs)
-    runs.clear()
+    planned = list(starts)
+    starts.clear()
     with general_path():
         assert [e for feed in per_feed(chunks, tools=TOOLS) for e in feed] == events
-    assert lane_runs < len(runs) / 2  # most chunks inside the calls went through the lane
+    assert planned.count(2) == 2 and starts.count(2) == 4  # get_weather's members: reported only without the plan
 
 
 def test_a_tool_with_nothing_to_convert_is_read_without_member_callbacks(monkeypatch: pytest.MonkeyPatch) -> None:
