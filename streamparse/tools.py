@@ -461,11 +461,6 @@ class ToolSet:
         schema = props.get(key)
         return schema if isinstance(schema, dict) else None
 
-    def property_schemas(self, name: str) -> Mapping[str, Any]:
-        """Every declared argument of tool ``name`` with its schema as :meth:`property_schema` gives it (a
-        value that is not an object is no schema); empty for an undeclared tool. Shared: do not mutate."""
-        return self._properties.get(name, {})
-
     def validate(self, name: str, arguments: dict[str, Any]) -> str | None:
         """None when ``arguments`` satisfy the tool's schema; else one detail, e.g.
         ``"$.minutes: 'four' is not of type 'integer'"``. Never raises, never fills defaults."""

@@ -6,7 +6,7 @@ names it. A request with a hundred tools, of which the model calls one, holds on
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -61,10 +61,6 @@ class LazyToolSet(ToolSet):
     def property_schema(self, name: str, key: str) -> dict[str, Any] | None:
         one = self._one(name)
         return one.property_schema(name, key) if one is not None else None
-
-    def property_schemas(self, name: str) -> Mapping[str, Any]:
-        one = self._one(name)
-        return one.property_schemas(name) if one is not None else {}
 
     def validate(self, name: str, arguments: dict[str, Any]) -> str | None:
         one = self._one(name)

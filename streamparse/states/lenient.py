@@ -49,7 +49,7 @@ _PLANS_MAX = 64  # tool sets remembered (a server builds one per request: the ol
 def lenient_targets(eng: Engine) -> dict[str, dict[str, Any]] | None:
     """The arguments of the open call's tool that lenient typing converts, by key; ``{}`` when none can be
     (a tool whose arguments all admit strings, or no name yet, or no call); None when they cannot be listed
-    (a tool set without ``property_schemas``: each key is then looked up as it comes)."""
+    (a tool set without ``parameters``: each key is then looked up as it comes)."""
     call = eng.call
     tools: Any = eng.cfg.tools
     if call is None or call.name is None or call.closed or tools is None:
@@ -63,12 +63,16 @@ def lenient_targets(eng: Engine) -> dict[str, dict[str, Any]] | None:
     name = call.name
     if name in plans:
         return plans[name]
-    listing = getattr(tools, "property_schemas", None)
+    declared = getattr(tools, "parameters", None)  # (ToolSet's: a copy of the tool's schema, taken once here)
     plan: dict[str, dict[str, Any]] | None = None
-    if listing is not None:
+    if declared is not None:
+        try:
+            props = declared(name).get("properties")
+        except KeyError:  # an undeclared tool: rejected unknown_tool, nothing to convert
+            props = None
         plan = {}
-        for key, schema in listing(name).items():
-            target = _admits_no_string(schema if isinstance(schema, dict) else None)
+        for key in props if isinstance(props, dict) else ():
+            target = _admits_no_string(tools.property_schema(name, key))
             if target is not None:
                 plan[key] = target
     plans[name] = plan
