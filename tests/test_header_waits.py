@@ -20,7 +20,18 @@ from streamparse.core.lookahead import LOOKAHEAD, undecided
 
 WAITS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # Formats whose calls begin with a header read by the handlers and states that now wait.
-HEADERS = ["generic_xml", "qwen3_coder", "xml_invoke", "step3", "gigachat35", "dots", "seed_oss", "minimax"]
+HEADERS = [
+    "generic_xml",
+    "qwen3_coder",
+    "xml_invoke",
+    "step3",
+    "gigachat35",
+    "dots",
+    "seed_oss",
+    "minimax",
+    "kimi_k3",
+    "muse",
+]
 EXAMPLES = {name: catalog.get(name).example for name in HEADERS}
 # Text that breaks a header: its terminator early, a closer inside it, a newline, a very long name.
 NOISE = st.sampled_from([">", '"', "</tool>", "</function>", "</invoke>", "\n", "<", "x" * (LOOKAHEAD + 5), ""])
@@ -85,3 +96,18 @@ def test_undecided_stops_at_the_terminator_and_the_bound() -> None:
     assert pattern.fullmatch('<invoke name="f">') is None  # the terminator: the states decide
     assert pattern.fullmatch("<invoke" + "a" * 10) is not None
     assert pattern.fullmatch("<invoke" + "a" * 11) is None  # past the look-ahead bound: decided
+
+
+@pytest.mark.parametrize("name", HEADERS)
+@pytest.mark.parametrize("noise", ["\n", "\nx", ">", "</", " ", "x" * (LOOKAHEAD + 5)])
+def test_a_header_broken_inside_its_name_is_released_as_the_states_release_it(name: str, noise: str) -> None:
+    example = EXAMPLES[name]
+    marks = [i + 2 for i in (example.find(' name="'), example.find("<name>"), example.find("=")) if i >= 0]
+    at = min(marks) + 2
+    text = "Sure.\n" + example[:at] + noise + example[at:] + " done"
+    for chunks in (list(text), random_pieces(text, 1, 6)):
+        fast = _feeds(chunks, [name])
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
+            slow = _feeds(chunks, [name])
+        assert fast == slow
