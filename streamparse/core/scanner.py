@@ -102,14 +102,7 @@ class MarkerSet:
         return self._decode(self._match(buf, pos))
 
     def search(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:
-        m = self._search(buf, pos)
-        if m is None:
-            return None
-        tok = m.group()
-        if tok in self.markers:  # (_decode's commonest answer, inlined: every scanning step searches)
-            s, e = m.span()
-            return s, e, tok
-        return self._decode(m)
+        return self._decode(self._search(buf, pos))
 
     def search_near(self, buf: str, pos: int, limit: int) -> tuple[int, int, str | None] | None:
         """Like :meth:`search`, for a marker (or held prefix) that starts at or before ``limit`` only: looks no
@@ -135,14 +128,13 @@ class MarkerSet:
         if m is None:
             return None
         tok = m.group()
-        s, e = m.span()
         if tok in self.markers:
-            return s, e, tok
+            return m.start(), m.end(), tok
         if self.ns_suffixes:
             parts = split_ns(tok)
             if parts is not None and parts[1] in self.ns_suffixes:
-                return s, e, tok
-        return s, e, None
+                return m.start(), m.end(), tok
+        return m.start(), m.end(), None
 
 
 @lru_cache(maxsize=512)
