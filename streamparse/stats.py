@@ -30,7 +30,10 @@ class ParserStats(BaseModel):
 
     def record_call(self, format: str, repairs: Iterable[str] = (), fallback: bool = False) -> None:
         """Count one accepted call of ``format``, with the repairs applied to it."""
-        self.calls_accepted += 1
+        # What pydantic's assignment does here (no validation: ``validate_assignment=False``), without its
+        # ``__setattr__`` dispatch: once per accepted call.
+        self.__dict__["calls_accepted"] += 1
+        self.__pydantic_fields_set__.add("calls_accepted")
         self.formats_seen[format] = self.formats_seen.get(format, 0) + 1
         counts = self.repairs
         for kind in repairs:

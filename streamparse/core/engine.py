@@ -268,6 +268,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
     def feed(self, chunk: object) -> list[Event]:
         # The two commonest chunks, inlined; each path is open only while nothing is held, no
         # max_call_chars applies and the parser is not closed (see _arm_inline, _arm_text).
+        declined = False
         if type(chunk) is str and chunk:
             hot_special = self.hot_special
             if hot_special is not None:
@@ -295,6 +296,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                     _set_index(event, hot_call.index)
                     _set_arguments(event, chunk)
                     return [event]
+                declined = chunk[-1] != "\\"  # (the armed path's own test failed: _hot would decline it too)
             else:
                 text_search = self.text_search
                 if text_search is not None:
@@ -332,7 +334,7 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
             if self.wait is not None and self._still_waiting(text):
                 return []
             hot = self.hot
-            if hot is not None:
+            if hot is not None and not declined:
                 # Armed: an open call streams an argument string (a split escape's "\" may be held).
                 call = self.call
                 if self.hot_escape and limit is None and call is not None and self.pos == len(self.buf):

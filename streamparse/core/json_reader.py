@@ -25,11 +25,14 @@ RAW_CONTROL_CHAR = "raw_control_char"
 VALUE, KEY, COLON, AFTER, STRING, DONE, ERROR = range(7)
 
 _WS = re.compile(r"[ \t\r\n]*")
+_WS_MATCH = _WS.match
+_WS_CHARS = " \t\r\n"
 # Characters json.dumps would escape in a string (a text fragment without them is already valid JSON content).
 NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
 DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
 # A run of double-quoted string content that needs no work: plain characters and complete escapes.
 DQ_RUN = re.compile(r'[^\\"\n\r\t]*(?:\\[^\n\r\t][^\\"\n\r\t]*)*')
+_DQ_MATCH = DQ_RUN.match
 _SQ_SPECIAL = re.compile(r'[\\\'"\n\r\t]')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _NUMBER_CHARS = re.compile(r"[-+0-9.eE]*")
@@ -154,19 +157,25 @@ class JsonReader:
 
         Returns the position reached; text from there on was not consumed (it is held, or follows the value).
         """
+        # Locals for what every token reads (the state is written back at once whenever it changes, so a
+        # sink sees the reader as before); ``_start``/``_end_value`` inlined, whitespace matched only where
+        # there is some: this loop runs once per structural token of every JSON call.
         n = len(buf)
         out = self.out
+        append = out.append
+        stack = self.stack
+        sink = self.sink
+        state = self.state
         while pos < n:
-            state = self.state
             if state >= DONE:  # (DONE or ERROR)
                 return pos
             if state == STRING:
                 q = self.quote
                 if q == '"':
-                    run_end = DQ_RUN.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
+                    run_end = _DQ_MATCH(buf, pos).end()  # type: ignore[union-attr]  # always matches
                     if run_end > pos:
                         piece = buf[pos:run_end]
-                        out.append(piece)
+                        append(piece)
                         if self.is_key and self.keylen < KEY_MAX:  # (_key, inlined)
                             self.keyparts.append(piece)
                             self.keylen += len(piece)
@@ -177,14 +186,14 @@ class JsonReader:
                 else:
                     m = _SQ_SPECIAL.search(buf, pos)
                     if m is None:
-                        out.append(buf[pos:])
+                        append(buf[pos:])
                         if self.is_key:
                             self._key(buf[pos:])
                         return n
                     j = m.start()
                     if j > pos:
                         piece = buf[pos:j]
-                        out.append(piece)
+                        append(piece)
                         if self.is_key:
                             self._key(piece)
                 c = buf[j]
@@ -195,66 +204,70 @@ class JsonReader:
                         return j
                     nxt = buf[j + 1]
                     piece = "'" if (nxt == "'" and q == "'") else buf[j : j + 2]
-                    out.append(piece)
+                    append(piece)
                     if self.is_key:
                         self._key(piece)
                     pos = j + 2
                 elif c == q:
-                    out.append('"')
+                    append('"')
                     pos = j + 1
                     if self.is_key:
                         self.is_key = False
-                        self.state = COLON
-                        sink = self.sink
-                        if sink is not None and len(self.stack) <= self.watch:
+                        state = self.state = COLON
+                        if sink is not None and len(stack) <= self.watch:
                             key = "".join(self.keyparts)
                             if "\\" in key:  # (without escapes the text is the key)
                                 with contextlib.suppress(ValueError):
                                     key = json.loads('"' + key + '"')
-                            sink.key(len(self.stack), key)
+                            sink.key(len(stack), key)
                         self.keyparts.clear()
-                    else:
-                        self._end_value(pos)
+                    else:  # (_end_value, inlined)
+                        if sink is not None and len(stack) <= self.watch:
+                            sink.value_end(len(stack), pos)
+                        state = self.state = AFTER if stack else DONE
                 elif c == '"':  # a double quote inside a single-quoted string
-                    out.append('\\"')
+                    append('\\"')
                     if self.is_key:
                         self._key('\\"')
                     pos = j + 1
                 else:  # raw newline / CR / tab inside a string
                     self._repair(RAW_CONTROL_CHAR)
                     esc = _ESCAPED_CONTROL[c]
-                    out.append(esc)
+                    append(esc)
                     if self.is_key:
                         self._key(esc)
                     pos = j + 1
                 continue
 
             # Outside strings: whitespace first.
-            end = _WS.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
-            if end > pos:
+            c = buf[pos]
+            if c in _WS_CHARS:
+                end = _WS_MATCH(buf, pos).end()  # type: ignore[union-attr]  # always matches
                 if self.pending is not None:
                     self.pending.append(buf[pos:end])
                 else:
-                    out.append(buf[pos:end])
+                    append(buf[pos:end])
                 pos = end
                 if pos >= n:
                     return n
-            c = buf[pos]
+                c = buf[pos]
             if state == AFTER:
-                top = self.stack[-1]
+                top = stack[-1]
                 if c == ",":
                     self.pending = [","]
                     pos += 1
                     if top == "{":
-                        self.state = KEY
+                        state = self.state = KEY
                     else:
-                        self.state = VALUE
+                        state = self.state = VALUE
                         self.may_close = True
                 elif (c == "}" and top == "{") or (c == "]" and top == "["):
-                    out.append(c)
-                    self.stack.pop()
+                    append(c)
+                    stack.pop()
                     pos += 1
-                    self._end_value(pos)
+                    if sink is not None and len(stack) <= self.watch:  # (_end_value, inlined)
+                        sink.value_end(len(stack), pos)
+                    state = self.state = AFTER if stack else DONE
                 else:
                     self._fail(f"unexpected {c!r} after a value")
                     return pos
@@ -269,63 +282,65 @@ class JsonReader:
                     self.is_key = True
                     self.keyparts.clear()
                     self.keylen = 0
-                    out.append('"')
-                    self.state = STRING
+                    append('"')
+                    state = self.state = STRING
                     pos += 1
                 elif c == "}":
                     if self.pending is not None:
                         self._repair(TRAILING_COMMA)
                         self.pending = None
-                    out.append("}")
-                    self.stack.pop()
+                    append("}")
+                    stack.pop()
                     pos += 1
-                    self._end_value(pos)
+                    if sink is not None and len(stack) <= self.watch:  # (_end_value, inlined)
+                        sink.value_end(len(stack), pos)
+                    state = self.state = AFTER if stack else DONE
                 else:
                     self._fail(f"expected a quoted key, got {c!r}")
                     return pos
             elif state == COLON:
                 if c == ":":
-                    out.append(":")
-                    self.state = VALUE
+                    append(":")
+                    state = self.state = VALUE
                     self.may_close = False
                     pos += 1
                 else:
                     self._fail(f"expected ':', got {c!r}")
                     return pos
             else:  # VALUE
-                if (c == "{" or c == "[") and len(self.stack) >= DEPTH_MAX:
-                    self._fail(f"nested deeper than {DEPTH_MAX} levels")
-                    return pos
-                if c == "{":
-                    self._start("{", pos)
-                    out.append("{")
-                    self.stack.append("{")
-                    self.state = KEY
-                    pos += 1
-                elif c == "[":
-                    self._start("[", pos)
-                    out.append("[")
-                    self.stack.append("[")
-                    self.state = VALUE
-                    self.may_close = True
-                    pos += 1
-                elif c == '"' or c == "'":
-                    self._start('"', pos)
+                if c == '"' or c == "'":
+                    if self.pending is not None or (sink is not None and len(stack) <= self.watch):
+                        self._start('"', pos)
                     if c == "'":
                         self._repair(SINGLE_QUOTES)
                     self.quote = c
                     self.is_key = False
-                    out.append('"')
-                    self.state = STRING
+                    append('"')
+                    state = self.state = STRING
                     pos += 1
-                elif c == "]" and self.may_close and self.stack and self.stack[-1] == "[":
+                elif c == "{" or c == "[":
+                    if len(stack) >= DEPTH_MAX:
+                        self._fail(f"nested deeper than {DEPTH_MAX} levels")
+                        return pos
+                    if self.pending is not None or (sink is not None and len(stack) <= self.watch):
+                        self._start(c, pos)
+                    append(c)
+                    stack.append(c)
+                    if c == "{":
+                        state = self.state = KEY
+                    else:
+                        state = self.state = VALUE
+                        self.may_close = True
+                    pos += 1
+                elif c == "]" and self.may_close and stack and stack[-1] == "[":
                     if self.pending is not None:
                         self._repair(TRAILING_COMMA)
                         self.pending = None
-                    out.append("]")
-                    self.stack.pop()
+                    append("]")
+                    stack.pop()
                     pos += 1
                     self._end_value(pos)
+                    state = self.state
                 elif c == "-" or c.isdigit():
                     end = _NUMBER_CHARS.match(buf, pos).end()  # type: ignore[union-attr]  # always matches
                     if end - pos > NUMBER_MAX:
@@ -338,9 +353,10 @@ class JsonReader:
                         self._fail(f"bad number {buf[pos:end]!r}")
                         return pos
                     self._start("n", pos)
-                    out.append(buf[pos:end])
+                    append(buf[pos:end])
                     pos = end
                     self._end_value(pos)
+                    state = self.state
                 elif c.isascii() and (c.isalpha() or c == "_"):  # str.isalpha alone is unicode-wide
                     end = _WORD.match(buf, pos).end()  # type: ignore[union-attr]  # c is a word start
                     if end >= n and not final and end - pos <= LITERAL_MAX:
@@ -353,9 +369,10 @@ class JsonReader:
                     if lit != word:
                         self._repair(PYTHON_LITERAL)
                     self._start("n", pos)
-                    out.append(lit)
+                    append(lit)
                     pos = end
                     self._end_value(pos)
+                    state = self.state
                 else:
                     self._fail(f"unexpected {c!r}")
                     return pos

@@ -47,6 +47,25 @@ def read_header(
     return m if m is not None else False
 
 
+_UNDECIDED: dict[tuple[str, tuple[str, ...], int], re.Pattern[str]] = {}
+
+
+def undecided(held: str, stops: tuple[str, ...], room: int) -> re.Pattern[str]:
+    """A pattern of the text a header reader (:func:`read_header`) leaves undecided, for
+    ``Engine.wait_for``: ``held`` (the opener, and what the reader already accepted after it), then at most
+    ``room`` characters in which none of ``stops`` (the header's terminator, and any text that decides the
+    header otherwise) begins. While each chunk keeps the held text so, the reader's answer stays "more
+    input", and the engine only keeps the chunk instead of running the states again."""
+    key = (held, stops, room)
+    found = _UNDECIDED.get(key)
+    if found is None:
+        if len(_UNDECIDED) >= 512:  # (openers and the whitespace after them: a few per format)
+            _UNDECIDED.clear()
+        avoid = "|".join(re.escape(w) for w in stops)
+        found = _UNDECIDED[key] = re.compile(re.escape(held) + f"(?:(?!{avoid})[\\s\\S]){{0,{max(room, 0)}}}")
+    return found
+
+
 def fence_at(buf: str, j: int, final: bool) -> int | None | bool:
     """A ```json (or bare ```) fence line at ``j``: index after its newline, None (more), False (no)."""
     if not buf.startswith("```", j):

@@ -29,6 +29,7 @@ LEVELS = 3
 # it freed): 16 KB, not 2 MB, at a 64-character chunking, whose text ends in 16 KB strings (0.4 % of
 # overhead), not 2 KB ones (3 %).
 BLOCK = 1 << 14
+SMALL_JOIN = 1 << 12  # literal markup up to this many characters is joined whole by RawText.join
 
 
 class Parts:
@@ -95,7 +96,7 @@ class Parts:
         return parts
 
     def join(self) -> str:
-        parts = self.pieces()
+        parts = self.pieces() if self.levels else self.tail  # (a short text: its pieces as appended)
         return parts[0] if len(parts) == 1 else "".join(parts)
 
     def __bool__(self) -> bool:
@@ -184,10 +185,23 @@ class RawText:
             return self.lit.join()
         if args_text is None:
             args_text = self.args.join()
-        # The literal pieces as they are (cut only where a stretch stands inside one), so that no more than
-        # the result is allocated on top of what is held.
         spans = self.spans
         out: list[str] = []
+        if self.lit.size <= SMALL_JOIN:
+            # Little literal text (a small call's markup): joined once, then cut at each stretch, in a few
+            # steps per stretch rather than per literal piece; the copy is small by definition.
+            lit = self.lit.join()
+            cut = 0
+            for k in range(0, len(spans), 4):
+                at = spans[k]
+                if at > cut:
+                    out.append(lit[cut:at])
+                    cut = at
+                out.append(_shared(args_text, spans, k))
+            out.append(lit[cut:])
+            return "".join(out)
+        # The literal pieces as they are (cut only where a stretch stands inside one), so that no more than
+        # the result is allocated on top of what is held.
         k, n = 0, len(spans)
         offset = 0
         for piece in self.lit.pieces():

@@ -159,6 +159,14 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     # more text decides (FastPaths.wait_for).
     stops = "|".join(re.escape(t) for t in ((name.end,) if name.end else ends) if t)
     undecided = re.compile(f"(?:(?!{stops})\\S){{0,{LOOKAHEAD - 1}}}") if stops and name.attribute is None else None
+    if name.attribute is not None and name.end:
+        # Attributes read up to their end marker: undecided while the text after the opener is short, has no
+        # end marker, and is what _header_prefix calls a header's start (a blank first, one line but for
+        # blanks at its end).
+        close = re.escape(name.end)
+        undecided = re.compile(
+            f"(?=[\\s\\S]{{0,{LOOKAHEAD - 1}}}\\Z)(?:[^\\S\\n](?:(?!{close})[^\\n])*)?(?:(?!{close})\\s)*"
+        )
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf

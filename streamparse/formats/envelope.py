@@ -22,6 +22,8 @@ def _safe_cut(s: str) -> int:
     """Length of the prefix of JSON string content that decodes on its own (no escape or surrogate pair
     cut in two), so streamed pieces decode to the same text whatever the chunking."""
     cut = len(s)
+    if "\\" not in s:
+        return cut  # no escape to keep whole
     last = prev = None
     for m in _ESCAPE.finditer(s):  # from the start: escapes must be paired up left to right
         prev, last = last, m
@@ -41,6 +43,8 @@ def _high_surrogate(tok: str) -> bool:
 
 
 def _decode(content: str) -> str:
+    if "\\" not in content:
+        return content  # (the reader's string content: control characters and quotes come escaped)
     try:
         text = json.loads('"' + content + '"')
     except ValueError:

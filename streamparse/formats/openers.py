@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from ..core.engine import Engine, Handler, MarkerTable, State
-from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix, undecided
 from ..rejections import Reason
 from ..states.blocks import BlockState, close_block
 from ..states.json_body import JsonArgsState, JsonCallState
@@ -133,6 +133,8 @@ def tag_call(
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         m = read_header(eng.buf, e, header_end, name_header, final)
         if not m:
+            if m is None:  # only more of the header decides: the engine keeps its chunks meanwhile
+                eng.wait_for(undecided(eng.buf[s:e], (header_end,), LOOKAHEAD - 1), s)
             return m
         if require_next:
             j = after_ws(eng.buf, m.end(), final)
@@ -163,6 +165,8 @@ def named_json(
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         m = read_header(eng.buf, e, header_end, name_header, final)
         if not m:
+            if m is None:  # only more of the header decides: the engine keeps its chunks meanwhile
+                eng.wait_for(undecided(eng.buf[s:e], (header_end,), LOOKAHEAD - 1), s)
             return m
         first = _first(eng, m.end(), final)
         if not isinstance(first, tuple):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler
-from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix, undecided
 from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
 from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
@@ -199,6 +199,8 @@ def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return None if ok is None and not final else False
     m = read_header(buf, e, "</name>", GENERIC_XML_NAME, final)
     if not m:
+        if m is None:  # the name has begun: only more of it decides (the engine keeps its chunks meanwhile)
+            eng.wait_for(undecided(buf[s : j + 6], ("</name>",), LOOKAHEAD - 1 - (j + 6 - e)), s)
         return m
     eng.begin_call("generic_xml", s)
     eng.set_name(m.group("name"))

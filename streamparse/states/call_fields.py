@@ -103,6 +103,11 @@ class CallExtractor:
             self.reader.drain()
             self.args_depth = depth
             self.args_kind = kind
+            lenient = self.lenient
+            if kind == "{" and (lenient is None or not lenient.plan()):
+                # No member of this object can be converted: the reader need not report them (its keys and
+                # values cost no callback); the members of the call object are reported again after it.
+                self.reader.watch = depth
         elif role == "name" and kind == '"':
             self.reader.drain()
             self.name_depth = depth
@@ -140,16 +145,21 @@ class CallExtractor:
             text = self.reader.drain()
             kind = self.args_kind
             self.args_depth = -1
+            self.reader.watch = self.base + 2
             if kind == "{":
                 eng.args(text)
             else:
                 self._args_value(text, kind)
         elif depth == self.name_depth:
             self.name_depth = -1
-            try:
-                name = json.loads(self.reader.drain())
-            except ValueError:
-                name = None
+            text = self.reader.drain()
+            if len(text) >= 2 and text[0] == '"' == text[-1] and "\\" not in text:
+                name = text[1:-1]  # (the reader escapes control characters: no escape, no decoding)
+            else:
+                try:
+                    name = json.loads(text)
+                except ValueError:
+                    name = None
             if isinstance(name, str):
                 eng.set_name(name.strip())
         elif depth == self.base:

@@ -282,8 +282,10 @@ class JsonArgsState(_JsonBody):
         self.fenced = fenced
         self.reader = JsonReader()
         if lenient_on(eng):
-            self.reader.sink = LenientArgsSink(eng, self.reader)
-            self.reader.watch = 1
+            sink = LenientArgsSink(eng, self.reader)
+            if sink.needed():  # (the name came with the header: its tool's arguments are known now)
+                self.reader.sink = sink
+                self.reader.watch = 1
         self.held: list[str] | None = None  # the text of a non-object value, read whole
         self.phase = 0
         if fenced:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.engine import Engine, Handler, MarkerTable, State
 from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
-from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix, undecided
 from ..events import Event
 from ..rejections import Reason
 from .value_writer import ValueWriter, member
@@ -207,6 +207,8 @@ class TagCallState(State):
         m = read_header(buf, e, syn.header_end, syn.param_header, final)
         if m is None:
             eng.pos = s
+            # Only more of the header decides (its end, or the call's closer before it): kept meanwhile.
+            eng.wait_for(undecided(buf[s:e], (syn.header_end, syn.call_close), LOOKAHEAD - 1), s)
             return False
         if not m and final and buf.find(syn.header_end, e) < 0:
             eng.pos = len(buf)  # the output ended inside a parameter's header: the call was cut (truncated)
