@@ -35,6 +35,7 @@ from .declaration import (
     TaggedArgs,
 )
 from .gemma_call import GemmaCallState
+from .header_wait import header_undecided
 from .messages import wire_messages
 from .openers import Decision, _first, block_table, cut_off, json_call, unparsed_block
 from .pyish import wrapped_list
@@ -154,19 +155,7 @@ def call_handler(fmt: str, call: Call, section_close: str | None = None) -> Hand
     # An empty name end: the name runs to the arguments' own opener, or to the closer of a call without any.
     args_open = args.noise + "<" if isinstance(args, ElementArgs) else args.open
     ends = (args_open or "{", call.close or "") if not name.end else ()
-    # A plain name read up to its end marker (or, without one, to the earliest of ``ends``): while the text
-    # after the opener stays short, without a blank and without that marker, the header is undecided and only
-    # more text decides (FastPaths.wait_for).
-    stops = "|".join(re.escape(t) for t in ((name.end,) if name.end else ends) if t)
-    undecided = re.compile(f"(?:(?!{stops})\\S){{0,{LOOKAHEAD - 1}}}") if stops and name.attribute is None else None
-    if name.attribute is not None and name.end:
-        # Attributes read up to their end marker: undecided while the text after the opener is short, has no
-        # end marker, and is what _header_prefix calls a header's start (a blank first, one line but for
-        # blanks at its end).
-        close = re.escape(name.end)
-        undecided = re.compile(
-            f"(?=[\\s\\S]{{0,{LOOKAHEAD - 1}}}\\Z)(?:[^\\S\\n](?:(?!{close})[^\\n])*)?(?:(?!{close})\\s)*"
-        )
+    undecided = header_undecided(name.end, ends, name.attribute is not None)  # (FastPaths.wait_for)
 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         buf = eng.buf
