@@ -13,7 +13,7 @@ from invariants import calls, check_stream
 
 from streamparse import StreamParser, formats
 from streamparse.formats import Call, Declaration, PythonName
-from streamparse.formats.pyraw import _CALL_END, _FOLLOW_MAX, _NEXT_ARG, RawCallScanner
+from streamparse.formats.pyraw import _CALL_END, _FOLLOW_MAX, _NEXT_ARG, RawCallScanner, _string_end
 
 RAW = "x_pyraw_scan"
 
@@ -23,18 +23,6 @@ def _raw_format() -> Iterator[None]:
     formats.register(Declaration(RAW, Call("<<py>>", "<</py>>", PythonName(strings="raw"))))
     yield
     formats.unregister(RAW)
-
-
-def _string_end(text: str, q: int) -> int:
-    quote, i, n = text[q], q + 1, len(text)
-    while i < n:
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == quote:
-            return i + 1
-        i += 1
-    return n
 
 
 def reference_end(text: str, final: bool) -> int | None:
