@@ -30,6 +30,7 @@ from streamparse.formats import (
     HeaderName,
     JsonArgs,
     JsonName,
+    PythonName,
     TaggedArgs,
 )
 
@@ -60,8 +61,13 @@ def declaration_for(fmt: str) -> Declaration | None:
     declared = formats.declaration_of(fmt)
     if declared is not None:
         # messages: a call is a message whose header the model writes freely; the vocabulary gives no tag for it;
-        # nor for element-tree arguments (a value's shape is nested tags, not a JSON schema)
-        untagged = declared.messages is not None or isinstance(declared.call.arguments, ElementArgs)
+        # nor for element-tree arguments (a value's shape is nested tags, not a JSON schema), nor for Python
+        # call expressions (keyword arguments written as Python literals, which no JSON schema describes)
+        untagged = (
+            declared.messages is not None
+            or isinstance(declared.call.arguments, ElementArgs)
+            or isinstance(declared.call.name, PythonName)
+        )
         return None if untagged else declared
     layout = formats.get(fmt).layout
     return layout if isinstance(layout, Declaration) else None
@@ -232,6 +238,8 @@ def _one(decl: Declaration, tool: Tool, in_list: bool) -> _Call:
     name = decl.call.name
     if isinstance(name, JsonName):
         return _json_call(decl.call, name, tool, in_list)
+    if isinstance(name, PythonName):
+        raise ValueError("Python call expressions have no structural tag: their arguments are not JSON")
     if not isinstance(name, HeaderName):
         raise ValueError("a call named by its message's recipient has no structural tag")
     return _header_call(decl.call, name, tool)

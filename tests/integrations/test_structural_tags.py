@@ -20,6 +20,7 @@ from xgrammar.testing import _is_grammar_accept_string
 
 import streamparse
 from streamparse import formats
+from streamparse.formats import PythonName
 from streamparse.integrations import vllm as adapter
 from streamparse.integrations.structural import (
     Tool,
@@ -289,7 +290,11 @@ def render(node: dict[str, Any], args: dict[str, Any], out: str = "") -> str:
     return out + (args[key] if kind == "any_text" else json.dumps(args[key]))
 
 
-@pytest.mark.parametrize("example", sorted(EXAMPLES))
+# Python call expressions have no tag (their arguments are Python literals, not JSON): tested below.
+TAGGED = sorted(k for k, ex in EXAMPLES.items() if not isinstance(ex.decl.call.name, PythonName))
+
+
+@pytest.mark.parametrize("example", TAGGED)
 def test_a_tag_built_from_any_declared_structure_writes_what_the_parser_reads(example: str) -> None:
     decl = EXAMPLES[example].decl
     tool = Tool("get_weather", ALL_REQUIRED)
@@ -398,3 +403,17 @@ def test_what_the_any_format_tag_accepts_the_multi_format_parser_reads_back(fmt:
     parser = adapter.TOOL_PARSERS["streamparse"](marker_tokenizer())
     result = parser.extract_tool_calls(TEXTS[fmt], chat_request(model="some-org/unknown-model", tools=[WEATHER, PING]))
     assert [(c.function.name, json.loads(c.function.arguments)) for c in result.tool_calls] == [CALL]
+
+
+@pytest.mark.parametrize("example", sorted(set(EXAMPLES) - set(TAGGED)))
+def test_a_python_call_list_gets_no_tag_so_the_engine_falls_back_to_its_own_constraint(example: str) -> None:
+    decl = EXAMPLES[example].decl
+    assert isinstance(decl.call.name, PythonName)
+    with pytest.raises(ValueError, match="Python call expressions have no structural tag"):
+        structural_tag(decl, [Tool("get_weather", ALL_REQUIRED)], "required")
+    formats.register(decl)
+    try:
+        assert not has_tag(decl.name)
+        assert format_tag(decl.name, [Tool("get_weather", ALL_REQUIRED)], "required") is None
+    finally:
+        formats.unregister(decl.name)
