@@ -74,10 +74,11 @@ def _proper_prefixes(word: str) -> str:
 # keeps the chunks (FastPaths.wait_for) instead of running the handler once per piece of the header.
 _B = r"[ \t\r\n]"  # (lookahead.WS, what skip_ws skips)
 _ARGS_PREFIX = _proper_prefixes("[ARGS]")
+_ID = r"[^\[\]\s{}]"  # (an id's character: _CALL_ID's)
 _MISTRAL_UNDECIDED = re.compile(
     rf"{_B}{{0,{LOOKAHEAD - 1}}}(?:\w[\w.\-]{{0,{NAME_MAX - 2}}}(?:"
     rf"|{_B}{{1,{LOOKAHEAD - 1}}}|{_proper_prefixes('[CALL_ID]')}|{_ARGS_PREFIX}"
-    rf"|\[CALL_ID\](?:[^\[\]\s{{}}]{{0,200}}|[^\[\]\s{{}}]{{1,200}}(?:{_ARGS_PREFIX}|\[ARGS\]{_B}{{0,{LOOKAHEAD - 1}}}))"
+    rf"|\[CALL_ID\](?:{_ID}{{0,200}}|{_ID}{{1,200}}(?:{_ARGS_PREFIX}|\[ARGS\]{_B}{{0,{LOOKAHEAD - 1}}}))"
     rf"|\[ARGS\]{_B}{{0,{LOOKAHEAD - 1}}}"
     r"))?"
 )

@@ -13,7 +13,7 @@ from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
 from .gemma_call import GemmaCallState
 from .keyvalue import KeyValueState
 from .openers import Decision, json_call
-from .pythonic import FENCE, LINES, LIST, PyCallsState, match_head
+from .pythonic import FENCE, HEAD_UNDECIDED, LINES, LIST, PyCallsState, match_head
 
 # pythonic ------------------------------------------------------------------------------------------------
 #
@@ -28,6 +28,14 @@ from .pythonic import FENCE, LINES, LIST, PyCallsState, match_head
 PY_START, PY_END = "<|python_start|>", "<|python_end|>"
 LFM_START, LFM_END = "<|tool_call_start|>", "<|tool_call_end|>"
 OLMO_OPEN, OLMO_CLOSE = "<function_calls>", "</function_calls>"
+
+
+# What _list_head leaves undecided after a wrapper's opener: blanks, ``[``, blanks, and the start of a head
+# (HEAD_UNDECIDED, from its first non-blank: blanks alone are bounded by the handler's own count), within
+# the look-ahead bounds the handler checks.
+_LIST_UNDECIDED = re.compile(
+    rf"[ \t\r\n]{{0,{LOOKAHEAD - 1}}}(?:\[[ \t\r\n]{{0,{LOOKAHEAD - 2}}}(?:(?=[\w.-]){HEAD_UNDECIDED.pattern})?)?"
+)
 
 
 def _list_head(eng: Engine, j: int, final: bool) -> Decision:
@@ -51,8 +59,11 @@ def wrapped_list(closer: str, fmt: str = "pythonic", raw_strings: bool = False) 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         j = skip_ws(eng.buf, e)
         if j >= len(eng.buf) and not final and j - e < LOOKAHEAD:
+            eng.wait_for(_LIST_UNDECIDED, e)
             return None
         ok = _list_head(eng, j, final)
+        if ok is None:  # (not final) ``[`` and the first name arriving in pieces: kept meanwhile
+            eng.wait_for(_LIST_UNDECIDED, e)
         if not ok:
             return ok
         eng.pos = j + 1
