@@ -20,7 +20,10 @@ from streamparse.core.lookahead import LOOKAHEAD
 from streamparse.formats.pythonic import PyCallsState
 
 WAITS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FORMATS = ["mistral", "pythonic", "generic_xml", "step3", "gemma_tool_code"]
+# (and the tag-call formats, whose parameter closer waits for what follows it, and the declared sections,
+# whose opener waits for the first call's)
+FORMATS = ["mistral", "pythonic", "generic_xml", "step3", "gemma_tool_code", "qwen3_coder", "xml_invoke"]
+FORMATS += ["minimax", "seed_oss", "kimi_k3", "dots", "gigachat35", "muse", "deepseek_v31", "glm45"]
 _CALLS = "set_alarm(label='standup', minutes=15), lookup_order(order_id=\"A-1001\")"
 NAMES = ["set_alarm", "lookup_order", "get_time"]
 # (format, example): each format's own, and pythonic's other forms (LFM2's wrapper, Olmo's lines, the bare list
@@ -54,6 +57,13 @@ NOISE = st.sampled_from(
         "<name>",
         "</name>",
         "[TOOL_CALLS]",
+        "</parameter>",
+        "</steptml:parameter>",
+        "<steptml:invoke",
+        "</function>",
+        "<parameter=",
+        "\n</",
+        "</tool>",
         "<|python_end|>",
         "x" * (LOOKAHEAD + 5),
         " " * (LOOKAHEAD + 5),
@@ -145,6 +155,15 @@ BOUNDS = [
     ("pythonic", "<function_calls>\nf(x=1)\ng(y=2)\n</funct"),
     ("pythonic", "[f(x='a)b'), g(y=\"]\")]"),
     ("pythonic", "[f(x='a'), print(x) for x in y]"),
+    ("generic_xml", "<tool>" + " " * 255 + "<name>f</name><arguments><x>1</x></arguments></tool>"),
+    ("generic_xml", "<tool>" + " " * 240 + "<name>" + "n" * 9 + "</name><arguments><x>1</x></arguments></tool>"),
+    ("generic_xml", "<tool>\n<name>" + "n" * 250 + "</name><arguments><x>1</x></arguments></tool>"),
+    ("generic_xml", "<tool>\n<nam e>f</name></tool>"),
+    ("generic_xml", "<tool>\n<name>f</na me></tool> and <tool>"),
+    ("step3", "<｜tool_calls_begin｜>" + " " * 255 + '<steptml:invoke name="f"></steptml:invoke><｜tool_calls_end｜>'),
+    ("step3", "<｜tool_calls_begin｜><steptml:inv oke><｜tool_calls_end｜>"),
+    ("step3", '<｜tool_calls_begin｜><steptml:invoke name="f"><steptml:parameter name="x">1</steptml:parameter>  '),
+    ("step3", '<｜tool_calls_begin｜><steptml:invoke name="f"><steptml:parameter name="x">1</steptml:parameter> </st x'),
 ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler
-from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix, undecided
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix
 from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
 from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
@@ -199,8 +199,22 @@ GENERIC_XML_SYNTAX = TagSyntax(
 )
 
 
+# What _generic_xml_open leaves undecided after ``<tool>``: blanks, then a prefix of ``<name>``, or ``<name>``
+# and a name whose ``</name>`` has not come, all under the header's look-ahead.
+_GENERIC_XML_UNDECIDED = re.compile(
+    rf"(?=[\s\S]{{0,{LOOKAHEAD - 1}}}\Z)[ \t\r\n]*(?:<(?:n(?:a(?:m(?:e)?)?)?)?|<name>(?:(?!</name>)[\s\S])*)?"
+)
+
+
 def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<tool>`` then (after whitespace) ``<name>NAME</name>``; ``<tool name="...">`` is tag_json's."""
+    decision = _generic_xml_open(eng, s, e, final)
+    if decision is None:  # (not final) the header arrives in pieces: kept while it stays undecided
+        eng.wait_for(_GENERIC_XML_UNDECIDED, e)
+    return decision
+
+
+def _generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     buf = eng.buf
     j = after_ws(buf, e, final)
     if j is None or isinstance(j, bool):
@@ -210,8 +224,6 @@ def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return None if ok is None and not final else False
     m = read_header(buf, e, "</name>", GENERIC_XML_NAME, final)
     if not m:
-        if m is None:  # the name has begun: only more of it decides (the engine keeps its chunks meanwhile)
-            eng.wait_for(undecided(buf[s : j + 6], ("</name>",), LOOKAHEAD - 1 - (j + 6 - e)), s)
         return m
     eng.begin_call("generic_xml", s)
     eng.set_name(m.group("name"))
