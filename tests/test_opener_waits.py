@@ -163,7 +163,10 @@ BOUNDS = [
     ("step3", "<｜tool_calls_begin｜>" + " " * 255 + '<steptml:invoke name="f"></steptml:invoke><｜tool_calls_end｜>'),
     ("step3", "<｜tool_calls_begin｜><steptml:inv oke><｜tool_calls_end｜>"),
     ("step3", '<｜tool_calls_begin｜><steptml:invoke name="f"><steptml:parameter name="x">1</steptml:parameter>  '),
-    ("step3", '<｜tool_calls_begin｜><steptml:invoke name="f"><steptml:parameter name="x">1</steptml:parameter> </st x'),
+    (
+        "step3",
+        '<｜tool_calls_begin｜><steptml:invoke name="f"><steptml:parameter name="x">1</steptml:parameter> </st x',
+    ),
 ]
 
 
