@@ -10,13 +10,10 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any
 
 from ..core.engine import Engine, Handler, MarkerTable, State
-from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from ..core.lookahead import LOOKAHEAD, after_ws, blanks_then_prefix, read_header, starts_or_prefix, undecided
-from ..events import Event
 from ..rejections import Reason
 from .value_writer import ValueWriter, member
 
@@ -119,19 +116,6 @@ class TagCallState(State):
         if not self.plain:
             return None  # a value-scope marker _PLAIN_VALUE does not stop at (K3's ``<|close|>``)
         return _PLAIN_VALUE, True
-
-    def fast(self, eng: Engine, text: str) -> list[Event] | None:
-        value = self.value
-        if self.escaped or value is None or not value.stream or self.cdata:
-            return None
-        if value.first or value.held_nl or value.nl_end or value.held_ws or text[-1] == "\n":
-            return None
-        if value.trim and text[-1].isspace():  # trailing whitespace waits to see if text follows it
-            return None
-        if self.syn.value_table(self.close).markers.raw_search(text) is not None:
-            return None
-        escaped = encode_basestring(text)[1:-1] if _NEEDS_ESCAPE.search(text) else text
-        return eng.fast_args(text, escaped)
 
     def step(self, eng: Engine, final: bool) -> bool:
         syn = self.syn
