@@ -24,6 +24,7 @@ WAITS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthC
 # whose opener waits for the first call's)
 FORMATS = ["mistral", "pythonic", "generic_xml", "step3", "gemma_tool_code", "qwen3_coder", "xml_invoke"]
 FORMATS += ["minimax", "seed_oss", "kimi_k3", "dots", "gigachat35", "muse", "deepseek_v31", "glm45"]
+FORMATS += ["granite_pythonic"]  # (a line's first word, after a newline)
 _CALLS = "set_alarm(label='standup', minutes=15), lookup_order(order_id=\"A-1001\")"
 NAMES = ["set_alarm", "lookup_order", "get_time"]
 # (format, example): each format's own, and pythonic's other forms (LFM2's wrapper, Olmo's lines, the bare list
@@ -155,6 +156,10 @@ BOUNDS = [
     ("pythonic", "<function_calls>\nf(x=1)\ng(y=2)\n</funct"),
     ("pythonic", "[f(x='a)b'), g(y=\"]\")]"),
     ("pythonic", "[f(x='a'), print(x) for x in y]"),
+    ("granite_pythonic", "Checking.\n" + "n" * 254 + "(x=1)\nok"),
+    ("granite_pythonic", "Checking.\n" + "n" * 256 + "(x=1)\nok"),
+    ("granite_pythonic", "Checking.\nfoo bar(x=1)\nfoo \t (x=1)\n  f(x=1)\nf.g-h(x=1)"),
+    ("granite_pythonic", "Checking.\nfoo\nbar\n\nf("),
     ("generic_xml", "<tool>" + " " * 255 + "<name>f</name><arguments><x>1</x></arguments></tool>"),
     ("generic_xml", "<tool>" + " " * 240 + "<name>" + "n" * 9 + "</name><arguments><x>1</x></arguments></tool>"),
     ("generic_xml", "<tool>\n<name>" + "n" * 250 + "</name><arguments><x>1</x></arguments></tool>"),
@@ -223,3 +228,4 @@ def test_a_call_body_is_read_without_the_states(monkeypatch: pytest.MonkeyPatch)
         {"label": "standup", "minutes": 15},
         {"order_id": "A-1"},
     ]
+
