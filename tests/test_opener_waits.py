@@ -228,4 +228,3 @@ def test_a_call_body_is_read_without_the_states(monkeypatch: pytest.MonkeyPatch)
         {"label": "standup", "minutes": 15},
         {"order_id": "A-1"},
     ]
-
