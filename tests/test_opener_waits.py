@@ -24,7 +24,7 @@ WAITS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthC
 # whose opener waits for the first call's)
 FORMATS = ["mistral", "pythonic", "generic_xml", "step3", "gemma_tool_code", "qwen3_coder", "xml_invoke"]
 FORMATS += ["minimax", "seed_oss", "kimi_k3", "dots", "gigachat35", "muse", "deepseek_v31", "glm45"]
-FORMATS += ["granite_pythonic"]  # (a line's first word, after a newline)
+FORMATS += ["granite_pythonic", "harmony"]  # (a line's first word, after a newline; a message's header)
 _CALLS = "set_alarm(label='standup', minutes=15), lookup_order(order_id=\"A-1001\")"
 NAMES = ["set_alarm", "lookup_order", "get_time"]
 # (format, example): each format's own, and pythonic's other forms (LFM2's wrapper, Olmo's lines, the bare list
@@ -160,6 +160,11 @@ BOUNDS = [
     ("granite_pythonic", "Checking.\n" + "n" * 256 + "(x=1)\nok"),
     ("granite_pythonic", "Checking.\nfoo bar(x=1)\nfoo \t (x=1)\n  f(x=1)\nf.g-h(x=1)"),
     ("granite_pythonic", "Checking.\nfoo\nbar\n\nf("),
+    ("harmony", "<|start|>assistant<|channel|>commentary to=functions.f " + "x" * 500 + "<|message|>{}<|call|>"),
+    ("harmony", "<|start|>assistant<|channel|>commentary to=functions.f " + "x" * 430 + "<|message|>{}<|call|>"),
+    ("harmony", "<|channel|>analysis<|message|>Think.<|start|>assistant<|channel|>final<|message|>Hi<|end|>"),
+    ("harmony", "<|channel|>analysis<|message|>Think <|channel|>final is a word " + "y" * 520),
+    ("harmony", "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|mess"),
     ("generic_xml", "<tool>" + " " * 255 + "<name>f</name><arguments><x>1</x></arguments></tool>"),
     ("generic_xml", "<tool>" + " " * 240 + "<name>" + "n" * 9 + "</name><arguments><x>1</x></arguments></tool>"),
     ("generic_xml", "<tool>\n<name>" + "n" * 250 + "</name><arguments><x>1</x></arguments></tool>"),
