@@ -284,28 +284,6 @@ class CallLifecycle:
         cand.raw_len += len(text)
         cand.raw_mark = start + len(text)
 
-    def fast_args(self, text: str, args: str) -> list[Event] | None:
-        """Fast path of a state streaming a whole chunk ``text`` as argument text ``args``."""
-        cand = self.call
-        if cand is None or not cand.started or cand.closed or cand.pending:
-            return None
-        limit = self.cfg.max_call_chars
-        if limit is not None and cand.raw_len + len(text) > limit:
-            return None
-        if self.pos > cand.raw_mark:
-            return None
-        raw = cand.raw_parts
-        if args is text:
-            raw.share()
-        elif args == encode_basestring(text)[1:-1]:
-            raw.share(True)  # the markup is what the arguments carry JSON-escaped
-        else:
-            raw.append(text)
-        cand.args.append(args)
-        cand.raw_len += len(text)
-        cand.has_args = True
-        return [tool_call_delta(cand.index, args)]  # type: ignore[arg-type]
-
     def add_repairs(self, repairs: list[str]) -> None:
         cand = self.call
         if cand is not None:

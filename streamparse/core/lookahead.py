@@ -66,6 +66,30 @@ def undecided(held: str, stops: tuple[str, ...], room: int) -> re.Pattern[str]:
     return found
 
 
+_BLANKS_THEN: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def blanks_then_prefix(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern of the text that :func:`after_ws` and :func:`starts_or_prefix` leave undecided after a
+    marker, for ``Engine.wait_for``: fewer than :data:`LOOKAHEAD` blanks, then nothing or a proper prefix of
+    one of ``words`` that does not begin with any of them whole (what a handler or state answers "more
+    input" to while the next marker arrives in pieces)."""
+    found = _BLANKS_THEN.get(words)
+    if found is None:
+        if len(_BLANKS_THEN) >= 512:  # (a few tuples per format)
+            _BLANKS_THEN.clear()
+        head = f"[ \\t\\r\\n]{{0,{LOOKAHEAD - 1}}}"
+        prefixes = {w[:k] for w in words for k in range(1, len(w))}
+        if "" in words or not prefixes:  # (an empty word begins everywhere: only blanks wait)
+            found = re.compile(head)
+        else:
+            whole = "|".join(re.escape(w) for w in words)
+            some = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
+            found = re.compile(f"{head}(?:(?!{whole})(?:{some}))?")
+        _BLANKS_THEN[words] = found
+    return found
+
+
 def fence_at(buf: str, j: int, final: bool) -> int | None | bool:
     """A ```json (or bare ```) fence line at ``j``: index after its newline, None (more), False (no)."""
     if not buf.startswith("```", j):

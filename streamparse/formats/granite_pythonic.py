@@ -18,7 +18,7 @@ from .base import FormatSpec, Wiring
 from .openers import Decision
 from .pyliteral import PyCallTracker
 from .pyrequote import read_call
-from .pythonic import _ends_line, feed_tracker, match_head
+from .pythonic import HEAD_UNDECIDED, _ends_line, feed_tracker, match_head
 
 _FMT = "granite_pythonic"
 _BODY, _AFTER = range(2)
@@ -123,7 +123,10 @@ def _line_call(eng: Engine, at: int, lead: str, final: bool) -> Decision:
 
 
 def _after_newline(eng: Engine, s: int, e: int, final: bool) -> Decision:
-    return _line_call(eng, e, eng.buf[s:e], final)
+    decision = _line_call(eng, e, eng.buf[s:e], final)
+    if decision is None:  # (not final) the line's first word arriving in pieces: kept while it may be a name
+        eng.wait_for(HEAD_UNDECIDED, e)
+    return decision
 
 
 def _at_start(eng: Engine, s: int, e: int, final: bool) -> Decision:

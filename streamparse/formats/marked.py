@@ -59,14 +59,41 @@ def wire_llama3_json_marked(w: Wiring) -> None:
 # -- mistral ----------------------------------------------------------------------------------------------
 
 TOOL_CALLS = "[TOOL_CALLS]"
-# A name that runs to the end of the buffer and may still grow (TOOL_NAME's match, shorter than NAME_MAX).
-_NAME_GROWING = re.compile(rf"\w[\w.\-]{{0,{NAME_MAX - 2}}}")
 _CALL_ID = re.compile(r"[^\[\]\s{}]{1,200}")
+
+
+def _proper_prefixes(word: str) -> str:
+    """A regex alternation of the non-empty proper prefixes of ``word``, longest first."""
+    return "|".join(re.escape(word[:k]) for k in range(len(word) - 1, 0, -1))
+
+
+# The text after ``[TOOL_CALLS]`` that leaves _mistral_open undecided (None): blanks, then a name that runs to
+# the end of the buffer, or is followed by blanks, a prefix of ``[CALL_ID]`` or ``[ARGS]``, ``[CALL_ID]`` and
+# an id (then a prefix of ``[ARGS]``), or ``[ARGS]`` and blanks, each within the bounds the reader checks
+# (LOOKAHEAD blanks, NAME_MAX name characters, 200 id characters). While the held text stays so, the engine
+# keeps the chunks (FastPaths.wait_for) instead of running the handler once per piece of the header.
+_B = r"[ \t\r\n]"  # (lookahead.WS, what skip_ws skips)
+_ARGS_PREFIX = _proper_prefixes("[ARGS]")
+_ID = r"[^\[\]\s{}]"  # (an id's character: _CALL_ID's)
+_MISTRAL_UNDECIDED = re.compile(
+    rf"{_B}{{0,{LOOKAHEAD - 1}}}(?:\w[\w.\-]{{0,{NAME_MAX - 2}}}(?:"
+    rf"|{_B}{{1,{LOOKAHEAD - 1}}}|{_proper_prefixes('[CALL_ID]')}|{_ARGS_PREFIX}"
+    rf"|\[CALL_ID\](?:{_ID}{{0,200}}|{_ID}{{1,200}}(?:{_ARGS_PREFIX}|\[ARGS\]{_B}{{0,{LOOKAHEAD - 1}}}))"
+    rf"|\[ARGS\]{_B}{{0,{LOOKAHEAD - 1}}}"
+    r"))?"
+)
 
 
 def mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``[TOOL_CALLS]`` + a list of call objects (pre-v11), or ``NAME[ARGS]{...}``,
     ``NAME[CALL_ID]ID[ARGS]{...}``, ``NAME{...}`` (v11+). No end marker: the call ends with its JSON."""
+    decision = _mistral_open(eng, s, e, final)
+    if decision is None:  # (not final) the header arrives in pieces: kept while it stays undecided
+        eng.wait_for(_MISTRAL_UNDECIDED, e)
+    return decision
+
+
+def _mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     fmt = "mistral"
     buf = eng.buf
     j = after_opener(eng, s, e, fmt, final, token=True)
@@ -86,16 +113,12 @@ def mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     if i >= len(buf):
         if i - j >= NAME_MAX:
             return False
-        if not final:
-            eng.wait_for(_NAME_GROWING, j)  # only more of the name (or what follows it) decides
         return cut_off(eng, s, fmt, final)
     call_id = None
     marked = False
     if buf[i] == "[":
         ok = starts_or_prefix(buf, i, "[CALL_ID]")
         if ok is None:
-            if not final:
-                eng.wait_for("[CALL_ID]", i)  # (``[A``, the start of ``[ARGS]``, ends the wait: the step decides)
             return cut_off(eng, s, fmt, final)
         if ok:
             idm = _CALL_ID.match(buf, i + 9)
@@ -107,8 +130,6 @@ def mistral_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
             i = idm.end()
         ok = starts_or_prefix(buf, i, "[ARGS]")
         if ok is None:
-            if not final:
-                eng.wait_for("[ARGS]", i)
             return cut_off(eng, s, fmt, final)
         if not ok:
             return False

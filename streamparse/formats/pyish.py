@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler
-from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix, undecided
+from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix
 from ..states.tag_body import TagCallState, TagSyntax
 from .base import FormatSpec, Wiring
 from .gemma_args import FUNCTIONGEMMA_STRING_DELIM, GEMMA4_STRING_DELIM
 from .gemma_call import GemmaCallState
 from .keyvalue import KeyValueState
 from .openers import Decision, json_call
-from .pythonic import FENCE, LINES, LIST, PyCallsState, match_head
+from .pythonic import FENCE, HEAD_UNDECIDED, LINES, LIST, PyCallsState, match_head
 
 # pythonic ------------------------------------------------------------------------------------------------
 #
@@ -28,6 +28,14 @@ from .pythonic import FENCE, LINES, LIST, PyCallsState, match_head
 PY_START, PY_END = "<|python_start|>", "<|python_end|>"
 LFM_START, LFM_END = "<|tool_call_start|>", "<|tool_call_end|>"
 OLMO_OPEN, OLMO_CLOSE = "<function_calls>", "</function_calls>"
+
+
+# What _list_head leaves undecided after a wrapper's opener: blanks, ``[``, blanks, and the start of a head
+# (HEAD_UNDECIDED, from its first non-blank: blanks alone are bounded by the handler's own count), within
+# the look-ahead bounds the handler checks.
+_LIST_UNDECIDED = re.compile(
+    rf"[ \t\r\n]{{0,{LOOKAHEAD - 1}}}(?:\[[ \t\r\n]{{0,{LOOKAHEAD - 2}}}(?:(?=[\w.-]){HEAD_UNDECIDED.pattern})?)?"
+)
 
 
 def _list_head(eng: Engine, j: int, final: bool) -> Decision:
@@ -51,8 +59,11 @@ def wrapped_list(closer: str, fmt: str = "pythonic", raw_strings: bool = False) 
     def handler(eng: Engine, s: int, e: int, final: bool) -> Decision:
         j = skip_ws(eng.buf, e)
         if j >= len(eng.buf) and not final and j - e < LOOKAHEAD:
+            eng.wait_for(_LIST_UNDECIDED, e)
             return None
         ok = _list_head(eng, j, final)
+        if ok is None:  # (not final) ``[`` and the first name arriving in pieces: kept meanwhile
+            eng.wait_for(_LIST_UNDECIDED, e)
         if not ok:
             return ok
         eng.pos = j + 1
@@ -188,8 +199,22 @@ GENERIC_XML_SYNTAX = TagSyntax(
 )
 
 
+# What _generic_xml_open leaves undecided after ``<tool>``: blanks, then a prefix of ``<name>``, or ``<name>``
+# and a name whose ``</name>`` has not come, all under the header's look-ahead.
+_GENERIC_XML_UNDECIDED = re.compile(
+    rf"(?=[\s\S]{{0,{LOOKAHEAD - 1}}}\Z)[ \t\r\n]*(?:<(?:n(?:a(?:m(?:e)?)?)?)?|<name>(?:(?!</name>)[\s\S])*)?"
+)
+
+
 def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<tool>`` then (after whitespace) ``<name>NAME</name>``; ``<tool name="...">`` is tag_json's."""
+    decision = _generic_xml_open(eng, s, e, final)
+    if decision is None:  # (not final) the header arrives in pieces: kept while it stays undecided
+        eng.wait_for(_GENERIC_XML_UNDECIDED, e)
+    return decision
+
+
+def _generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     buf = eng.buf
     j = after_ws(buf, e, final)
     if j is None or isinstance(j, bool):
@@ -199,8 +224,6 @@ def generic_xml_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
         return None if ok is None and not final else False
     m = read_header(buf, e, "</name>", GENERIC_XML_NAME, final)
     if not m:
-        if m is None:  # the name has begun: only more of it decides (the engine keeps its chunks meanwhile)
-            eng.wait_for(undecided(buf[s : j + 6], ("</name>",), LOOKAHEAD - 1 - (j + 6 - e)), s)
         return m
     eng.begin_call("generic_xml", s)
     eng.set_name(m.group("name"))

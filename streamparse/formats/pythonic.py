@@ -18,6 +18,7 @@ import re
 
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
+from ..events import Event
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker
 from .pyliteral import PyCallTracker
@@ -29,6 +30,9 @@ CALL_HEAD = re.compile(r"(?P<name>[^\W\d]\w*(?:[.-]\w+)*)[ \t]*\(")
 PRINT_HEAD = re.compile(r"(?:(?P<print>print[ \t]*\([ \t]*)(?=[^\W\d][\w.-]*[ \t]*\())?" + CALL_HEAD.pattern)
 # What a head can look like before its ``(`` arrives (so holding for it is worth it).
 _MAYBE_HEAD = re.compile(r"(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*")
+# A head (not gemma's) that only more input decides: what match_head answers None to (shorter than the
+# look-ahead, no ``(`` yet), for FastPaths.wait_for: the engine keeps the chunks of a name arriving in pieces.
+HEAD_UNDECIDED = re.compile(rf"(?=[\s\S]{{0,{LOOKAHEAD - 1}}}\Z)[\w.-]*[ \t]*")
 GEMMA_PREFIX = "default_api."
 
 LIST, LINES, FENCE = "list", "lines", "fence"
@@ -211,6 +215,7 @@ class PyCallsState(State):
         if self.form != LIST and self.closer is not None:
             ok = starts_or_prefix(buf, j, self.closer)
             if ok is None and not final:
+                eng.wait_for(self.closer, j)  # the closer arriving in pieces: kept until it is whole
                 return False
             if ok:
                 end = j + len(self.closer)
@@ -226,6 +231,8 @@ class PyCallsState(State):
                 return True
         m = match_head(buf, j, final, self.gemma)
         if m is None:
+            if not self.gemma:  # (gemma's ``print(`` wrapper decides otherwise)
+                eng.wait_for(HEAD_UNDECIDED, j)  # the next call's name arriving in pieces
             return False
         if m is False:
             return self._junk(eng, j)
@@ -247,6 +254,28 @@ class PyCallsState(State):
             self.scanner = RawCallScanner()
         self.phase = _BODY
         return True
+
+    def fast(self, eng: Engine, text: str) -> list[Event] | None:
+        """A whole chunk inside a call's body (nothing held) with no closing bracket: the tracker closes or
+        breaks only at one (a quote breaks it only before the call's ``(``, which it has read), so the chunk
+        is only read into it and kept as the call's text and markup, as :meth:`_body` and the engine's
+        ``_trim`` would, without running the states."""
+        if self.phase != _BODY or self.raw or _CLOSING_BRACKET.search(text) is not None:
+            return None
+        tracker = self.tracker
+        if tracker is None or not tracker.depth or eng.limit is not None:
+            return None
+        call = eng.call
+        if call is not None and (call.closed or call.loose or call.pending):
+            return None
+        tracker.feed(text)
+        self.parts.append(text)
+        if not self.committed:
+            self.held.append(text)
+        if call is not None:
+            call.raw_parts.append(text)
+            call.raw_len += len(text)
+        return []
 
     def _raw_end(self, eng: Engine, final: bool) -> tuple[int | None, bool]:
         """Raw strings (a declared PythonName): (where the call ends, broken), read by the call's
@@ -392,6 +421,7 @@ class PyCallsState(State):
             return True
         ok = starts_or_prefix(buf, j, self.closer)
         if ok is None and not final:
+            eng.wait_for(self.closer, j)  # the closer arriving in pieces: kept until it is whole
             return False
         if ok:
             eng.pos = j + len(self.closer)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
-from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix
+from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix, undecided
 from ..core.scanner import START
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
@@ -215,10 +215,17 @@ def _header_follows(eng: Engine, e: int, final: bool) -> bool | None:
     return _HEADER_SHAPE.fullmatch(buf, e, idx) is not None
 
 
+# The text after a header's opener that leaves it undecided (no ``<|message|>`` yet, under the look-ahead):
+# while a header arrives in pieces, the engine keeps the chunks (FastPaths.wait_for).
+_HEADER_UNDECIDED = undecided("", (H_MESSAGE,), 2 * LOOKAHEAD - 1)
+
+
 def _leave_analysis(eng: Engine, s: int, e: int, final: bool) -> bool | None:
     """A new message began without ``<|end|>``: leave reasoning, let the text scope read the header. Only
     when a header follows: reasoning may mention ``<|channel|>final``."""
     follows = _header_follows(eng, e, final)
+    if follows is None:
+        eng.wait_for(_HEADER_UNDECIDED, e)
     if not follows:
         return follows
     eng.pos = s
@@ -228,7 +235,10 @@ def _leave_analysis(eng: Engine, s: int, e: int, final: bool) -> bool | None:
 
 def harmony_header(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """``<|start|>ROLE [to=R]<|channel|>CHANNEL [to=R] [<|constrain|>json]<|message|>``."""
-    return _header(eng, s, e, final, role_part=eng.buf.startswith(H_START, s))
+    decision = _header(eng, s, e, final, role_part=eng.buf.startswith(H_START, s))
+    if decision is None:  # (not final) the header arrives in pieces: kept while it stays undecided
+        eng.wait_for(_HEADER_UNDECIDED, e)
+    return decision
 
 
 H_BARE_RECIPIENT = "to=functions."

@@ -10,13 +10,10 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any
 
 from ..core.engine import Engine, Handler, MarkerTable, State
-from ..core.json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
-from ..core.lookahead import LOOKAHEAD, after_ws, read_header, starts_or_prefix, undecided
-from ..events import Event
+from ..core.lookahead import LOOKAHEAD, after_ws, blanks_then_prefix, read_header, starts_or_prefix, undecided
 from ..rejections import Reason
 from .value_writer import ValueWriter, member
 
@@ -96,7 +93,7 @@ _WRAPPERS = ("arguments", "input")
 class TagCallState(State):
     """Parameters of an XML-style call (the name was read by the opener), up to ``call_close``."""
 
-    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending", "plain", "keys")
+    __slots__ = ("syn", "value", "close", "nparams", "escaped", "cdata", "pending", "plain", "keys", "after")
 
     def __init__(self, syn: TagSyntax, escaped: bool = False) -> None:
         self.syn = syn
@@ -108,6 +105,7 @@ class TagCallState(State):
         self.pending: ValueWriter | None = None  # a complete wrapper parameter, held until the call's end
         self.plain = syn.plain_values()  # (asked after every step of a streaming value: once per call)
         self.keys: set[str] = set()  # the call's parameter names so far (bounded by the call's size)
+        self.after: tuple[str, ...] = ()  # the markers a closer's continuation was last looked for
 
     def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
         value = self.value
@@ -118,19 +116,6 @@ class TagCallState(State):
         if not self.plain:
             return None  # a value-scope marker _PLAIN_VALUE does not stop at (K3's ``<|close|>``)
         return _PLAIN_VALUE, True
-
-    def fast(self, eng: Engine, text: str) -> list[Event] | None:
-        value = self.value
-        if self.escaped or value is None or not value.stream or self.cdata:
-            return None
-        if value.first or value.held_nl or value.nl_end or value.held_ws or text[-1] == "\n":
-            return None
-        if value.trim and text[-1].isspace():  # trailing whitespace waits to see if text follows it
-            return None
-        if self.syn.value_table(self.close).markers.raw_search(text) is not None:
-            return None
-        escaped = encode_basestring(text)[1:-1] if _NEEDS_ESCAPE.search(text) else text
-        return eng.fast_args(text, escaped)
 
     def step(self, eng: Engine, final: bool) -> bool:
         syn = self.syn
@@ -161,6 +146,9 @@ class TagCallState(State):
                     self.value.write(buf[pos:s])
                     eng.pos = s
                     eng.note_hold(len(buf) - s)
+                    if self.after and tok not in syn.value_table(self.close).markers.extendable:
+                        # The next marker arriving in pieces (blanks, then its prefix): kept meanwhile.
+                        eng.wait_for(blanks_then_prefix(self.after), e)
                     return False
                 self.value.write(buf[pos:e])  # a closer written inside the value is text of the value
                 eng.pos = e
@@ -312,6 +300,7 @@ class TagCallState(State):
             nexts = syn.call_next
         else:
             return True
+        self.after = nexts  # (what a None below waits for)
         j = after_ws(buf, e, final)
         if j is None:
             return None
