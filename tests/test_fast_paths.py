@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import byte_pieces, check_stream, random_pieces, run
+from wait_checks import same_with_and_without_waits
 
 from streamparse import StreamParser, merge_events
 from streamparse import formats as catalog
@@ -345,12 +346,6 @@ def test_word_and_start_markers_are_released_when_the_states_release_them(text: 
 EXAMPLES = {name: catalog.get(name).example for name in catalog.names()}
 
 
-def _feeds(chunks: list[str] | list[bytes], formats: object) -> tuple[list[list[object]], int]:
-    parser = StreamParser(formats=formats)  # type: ignore[arg-type]
-    out = [merge_events(parser.feed(c)) for c in chunks] + [merge_events(parser.close())]
-    return out, parser.stats.largest_holdback
-
-
 @FAST
 @given(
     name=st.sampled_from(sorted(EXAMPLES)),
@@ -368,15 +363,4 @@ def test_markup_arriving_in_pieces_is_kept_and_released_as_the_states_do(
     example = EXAMPLES[name]
     i = cut % (len(example) + 1)
     text = "Sure.\n" + example + "\n" + example[:i] + example[i + drop :] + " done"
-    formats: object = "auto" if auto else [name]
-    cuts: dict[str, list[str] | list[bytes]] = {
-        "chars": list(text),
-        "bytes": byte_pieces(text),
-        "random": random_pieces(text, seed, 6),
-    }
-    fast = {label: _feeds(chunks, formats) for label, chunks in cuts.items()}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
-        slow = {label: _feeds(chunks, formats) for label, chunks in cuts.items()}
-    for label in fast:
-        assert fast[label] == slow[label], label
+    same_with_and_without_waits(text, "auto" if auto else [name], seed)

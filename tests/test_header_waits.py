@@ -6,14 +6,13 @@ random chunkings; the reference is the same parser with ``Engine.wait_for`` swit
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from invariants import byte_pieces, random_pieces
+from invariants import random_pieces
+from wait_checks import feeds, same_with_and_without_waits
 
-from streamparse import StreamParser, merge_events
+from streamparse import StreamParser
 from streamparse import formats as catalog
 from streamparse.core.engine import Engine
 from streamparse.core.lookahead import LOOKAHEAD, undecided
@@ -37,12 +36,6 @@ EXAMPLES = {name: catalog.get(name).example for name in HEADERS}
 NOISE = st.sampled_from([">", '"', "</tool>", "</function>", "</invoke>", "\n", "<", "x" * (LOOKAHEAD + 5), ""])
 
 
-def _feeds(chunks: list[str] | list[bytes], formats: Any) -> tuple[list[list[object]], int]:
-    parser = StreamParser(formats=formats)
-    out = [merge_events(parser.feed(c)) for c in chunks] + [merge_events(parser.close())]
-    return out, parser.stats.largest_holdback
-
-
 @WAITS
 @given(
     name=st.sampled_from(HEADERS),
@@ -59,18 +52,7 @@ def test_a_header_arriving_in_pieces_is_kept_and_released_as_the_states_do(
     i = at % (len(example) + 1)
     broken = example[:i] + noise + example[i:]
     text = "Sure.\n" + example + "\n" + (broken[: len(broken) // 2] if cut else broken + " done")
-    formats: Any = "auto" if auto else [name]
-    cuts: dict[str, list[str] | list[bytes]] = {
-        "chars": list(text),
-        "bytes": byte_pieces(text),
-        "random": random_pieces(text, seed, 6),
-    }
-    fast = {label: _feeds(chunks, formats) for label, chunks in cuts.items()}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
-        slow = {label: _feeds(chunks, formats) for label, chunks in cuts.items()}
-    for label in fast:
-        assert fast[label] == slow[label], label
+    same_with_and_without_waits(text, "auto" if auto else [name], seed)
 
 
 def test_the_header_chunks_are_kept_without_the_states(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,8 +88,8 @@ def test_a_header_broken_inside_its_name_is_released_as_the_states_release_it(na
     at = min(marks) + 2
     text = "Sure.\n" + example[:at] + noise + example[at:] + " done"
     for chunks in (list(text), random_pieces(text, 1, 6)):
-        fast = _feeds(chunks, [name])
+        fast = feeds(chunks, [name])
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
-            slow = _feeds(chunks, [name])
+            slow = feeds(chunks, [name])
         assert fast == slow

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from invariants import byte_pieces, random_pieces
+from wait_checks import same_with_and_without_waits
 
-from streamparse import StreamParser, merge_events
+from streamparse import StreamParser
 from streamparse import formats as catalog
-from streamparse.core.engine import Engine, State
+from streamparse.core.engine import Engine
 from streamparse.core.lookahead import LOOKAHEAD
 from streamparse.formats.pythonic import PyCallsState
 
@@ -79,25 +79,9 @@ NOISE = st.sampled_from(
 )
 
 
-def _feeds(chunks: list[str] | list[bytes], formats: Any, tools: Any = None) -> tuple[list[list[object]], int]:
-    parser = StreamParser(formats=formats, tools=tools)
-    out = [merge_events(parser.feed(c)) for c in chunks] + [merge_events(parser.close())]
-    return out, parser.stats.largest_holdback
-
-
 def _same_with_and_without_waits(text: str, formats: Any, seed: int, tools: Any = None) -> None:
-    cuts: dict[str, list[str] | list[bytes]] = {
-        "chars": list(text),
-        "bytes": byte_pieces(text),
-        "random": random_pieces(text, seed, 6),
-    }
-    fast = {label: _feeds(chunks, formats, tools) for label, chunks in cuts.items()}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Engine, "wait_for", lambda self, marker, start: None)
-        mp.setattr(PyCallsState, "fast", State.fast)  # (a call body's chunks through the states too)
-        slow = {label: _feeds(chunks, formats, tools) for label, chunks in cuts.items()}
-    for label in fast:
-        assert fast[label] == slow[label], label
+    # (a call body's chunks through the states too: pythonic's whole-chunk fast path off in the reference)
+    same_with_and_without_waits(text, formats, seed, tools, fast_off=(PyCallsState,))
 
 
 @WAITS
