@@ -18,6 +18,7 @@ import re
 
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
+from ..core.scanner import marker_set
 from ..events import Event
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker
@@ -87,14 +88,6 @@ def _ends_line(buf: str, i: int, final: bool) -> bool | None:
     return True if final else (None if stop == n else False)
 
 
-def _closer_prefix(text: str, closer: str) -> int:
-    """The length of the longest end of ``text`` that begins ``closer`` (without being all of it)."""
-    for k in range(min(len(closer) - 1, len(text)), 0, -1):
-        if text.endswith(closer[:k]):
-            return k
-    return 0
-
-
 class PyCallsState(State):
     """The calls of one Python-style section, from just after its opener (``[`` for lists)."""
 
@@ -115,6 +108,7 @@ class PyCallsState(State):
         "read",
         "raw",
         "scanner",
+        "closers",
     )
 
     def __init__(
@@ -133,6 +127,8 @@ class PyCallsState(State):
         self.read = read_raw_call if raw_strings else read_call
         self.raw = raw_strings
         self.scanner: RawCallScanner | None = None  # where a raw-strings call ends, read incrementally
+        # (raw strings: the list's closer, found whole or held as a prefix by the shared scanner)
+        self.closers = marker_set(frozenset((closer,))) if raw_strings and closer else None
         # ``line_end``: a list after prose is a call list only when it ends its line (prose is not a call).
         self.line_end = line_end
         self.form = form
@@ -282,21 +278,22 @@ class PyCallsState(State):
         :class:`~.pyraw.RawCallScanner` from where it stopped (never from the call's start again). The
         list's closer bounds the call: once it is in sight, the text before it is all there is, and a call
         not ended by then is broken there (a value does not hold the closer). A possible start of the
-        closer at the end of the buffer is not read yet, so the closer is always found whole in the buffer.
-        None after consuming what was read."""
+        closer at the end of the buffer (the shared scanner's held prefix) is not read yet, so the closer is
+        always found whole in the buffer. None after consuming what was read."""
         buf, pos = eng.buf, eng.pos
-        text = buf[pos:]
         scanner = self.scanner
         assert scanner is not None
-        closer = self.closer
-        if closer:
-            at = text.find(closer)
-            if at >= 0:
-                end, _ = scanner.feed(text[:at], True)
-                return (pos + end, False) if end is not None else (pos + at, True)
-            if not final:
-                text = text[: len(text) - _closer_prefix(text, closer)]
-        end, read = scanner.feed(text, final)
+        stop = len(buf)
+        if self.closers is not None:
+            found = self.closers.search(buf, pos)
+            if found is not None:
+                at, _, whole = found
+                if whole is not None:
+                    end, _ = scanner.feed(buf[pos:at], True)
+                    return (pos + end, False) if end is not None else (at, True)
+                if not final:
+                    stop = at
+        end, read = scanner.feed(buf[pos:stop], final)
         if end is not None:
             return pos + end, False
         keep = pos + read

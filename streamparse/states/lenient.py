@@ -43,7 +43,7 @@ def _admits_no_string(schema: dict[str, Any] | None) -> dict[str, Any] | None:
 # The arguments of a tool whose schema admits no string ({key: schema}; None: such a key cannot be listed
 # up front), per tool set and tool, decided once: a stream calls the same few tools many times.
 _PLANS: dict[int, tuple[Any, dict[str, dict[str, dict[str, Any]] | None]]] = {}
-_PLANS_MAX = 64  # tool sets remembered (a server builds one per request: the oldest are dropped)
+_PLANS_MAX = 64  # tool sets remembered (a server builds one per request: all dropped when full)
 
 
 def lenient_targets(eng: Engine) -> dict[str, dict[str, Any]] | None:
@@ -57,7 +57,7 @@ def lenient_targets(eng: Engine) -> dict[str, dict[str, Any]] | None:
     entry = _PLANS.get(id(tools))
     if entry is None or entry[0] is not tools:
         if len(_PLANS) >= _PLANS_MAX:
-            del _PLANS[next(iter(_PLANS))]
+            _PLANS.clear()  # (one atomic step: parsers on other threads may be looking plans up meanwhile)
         entry = _PLANS[id(tools)] = (tools, {})  # (the tool set is kept with its id: the id stays its own)
     plans = entry[1]
     name = call.name
