@@ -141,12 +141,15 @@ class LazyValidator:
     """A validator compiled on first use by ``build(schema, key)``; one is shared by every tool (and every
     ``ToolSet``) with the same canonical schema ``key`` (:func:`lazy_validator`)."""
 
-    __slots__ = ("schema", "key", "_build", "_render_path", "_compiled", "__weakref__")
+    __slots__ = ("schema", "key", "_build", "_render_path", "_compiled", "fast", "__weakref__")
 
     def __init__(self, schema: dict[str, Any], key: str, build: Build, render_path: RenderPath) -> None:
         self.schema, self.key = schema, key
         self._build, self._render_path = build, render_path
         self._compiled: Validator | _InvalidSchema | None = None
+        # The compiled pre-check of this schema, kept here by ``schema_fast.surely_valid`` (None: not looked
+        # up yet; False: there is none, jsonschema decides).
+        self.fast: Any = None
 
     def compiled(self) -> Validator | _InvalidSchema:
         if self._compiled is None:  # a race compiles twice at worst; the shared cache keeps one

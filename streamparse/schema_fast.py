@@ -76,9 +76,14 @@ def _has_remote_ref(schema: Any) -> bool:
 
 
 def surely_valid(validator: Any, arguments: Any) -> bool:
-    """True when the compiled validator accepts ``arguments``; False means: ask jsonschema."""
-    compiled = compiled_for(validator)
-    if compiled is None:
+    """True when the compiled validator of ``validator`` (a ``schema_check.LazyValidator``) accepts
+    ``arguments``; False means: ask jsonschema. The compiled validator is looked up once and kept on
+    ``validator.fast`` (where a call finds it in one step: this runs once per validated call)."""
+    compiled = validator.fast
+    if compiled is None:  # (a race looks it up twice: the same one, from the shared cache)
+        compiled = compiled_for(validator.compiled())
+        validator.fast = compiled = False if compiled is None else compiled
+    if compiled is False:
         return False
     try:
         return bool(compiled.is_valid(arguments))

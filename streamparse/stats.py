@@ -31,14 +31,18 @@ class ParserStats(BaseModel):
     def record_call(self, format: str, repairs: Iterable[str] = (), fallback: bool = False) -> None:
         """Count one accepted call of ``format``, with the repairs applied to it."""
         # What pydantic's assignment does here (no validation: ``validate_assignment=False``), without its
-        # ``__setattr__`` dispatch: once per accepted call.
-        self.__dict__["calls_accepted"] += 1
+        # ``__setattr__`` dispatch, and the fields read from ``__dict__`` (where pydantic keeps them):
+        # once per accepted call.
+        fields = self.__dict__
+        fields["calls_accepted"] += 1
         self.__pydantic_fields_set__.add("calls_accepted")
-        self.formats_seen[format] = self.formats_seen.get(format, 0) + 1
-        counts = self.repairs
-        for kind in repairs:
-            kind = str(kind)
-            counts[kind] = counts.get(kind, 0) + 1
+        seen = fields["formats_seen"]
+        seen[format] = seen.get(format, 0) + 1
+        if repairs:  # (most calls need none)
+            counts = fields["repairs"]
+            for kind in repairs:
+                kind = str(kind)
+                counts[kind] = counts.get(kind, 0) + 1
         if fallback:
             self.fallback_calls += 1
 

@@ -467,7 +467,7 @@ class ToolSet:
         validator = self._validators.get(name)
         if validator is None:
             return f"$: unknown tool {name!r}"
-        if surely_valid(validator.compiled(), arguments):  # compiled pre-check (schema_fast); none for a bad schema
+        if surely_valid(validator, arguments):  # the compiled pre-check (schema_fast); none for a bad schema
             return None
         try:
             error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))

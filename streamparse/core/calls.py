@@ -12,31 +12,36 @@ import json.scanner
 import logging
 from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
+from logging import DEBUG
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..events import Event, ToolCall, ToolCallRejected, tool_call, tool_call_delta, tool_call_end, tool_call_start
+from ..events import (
+    Event,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallRejected,
+    slot_setter,
+    tool_call,
+    tool_call_end,
+    tool_call_start,
+)
 from ..rejections import Reason
 from ..stats import ParserStats
 from .json_reader import NEEDS_ESCAPE
-from .parts import Parts, RawText
+from .parts import FAN, Parts, RawText
 
 # The C scanner json.loads ends in (typeshed types make_scanner's argument oddly).
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 
-def _loads(text: str) -> Any:
-    """``json.loads(text)`` without its Python layers, for the commonest text (a value, nothing around it);
-    anything else, errors included, goes through ``json.loads`` itself (same result, same message)."""
-    try:
-        value, end = _scan_once(text, 0)
-    except (StopIteration, ValueError):
-        return json.loads(text)
-    return value if end == len(text) else json.loads(text)
-
-
 log = logging.getLogger("streamparse")
+
+# ``ToolCallDelta``'s private constructor, inlined where deltas are flushed (as the engine's fast path does).
+_new = object.__new__
+_set_delta_index = slot_setter(ToolCallDelta, "index")
+_set_delta_arguments = slot_setter(ToolCallDelta, "arguments")
 
 
 class ToolValidator(Protocol):
@@ -139,7 +144,7 @@ class Candidate:
         self.raw_parts = RawText(self.args)  # markup; what is also argument text is kept once, in args
         self.raw_mark = raw_mark
         self.raw_len = 0
-        self.repairs: list[str] = []
+        self.repairs: list[str] | tuple[()] = ()  # a list from the first repair (most calls have none)
         self.fallback = fallback
         self.closed = False  # a rejection was already emitted (too_large): swallow the rest silently
         self.gate: CallGate | None = None  # the gated fallback's policy, when it applies to this call
@@ -240,13 +245,14 @@ class CallLifecycle:
             return
         if cand.closed:
             return
-        cand.index = self.next_index
-        self.next_index += 1
-        if cand.id is None:
-            cand.id = f"{self.cfg.id_prefix}{cand.index}"
+        index = cand.index = self.next_index
+        self.next_index = index + 1
+        call_id = cand.id
+        if call_id is None:
+            call_id = cand.id = f"{self.cfg.id_prefix}{index}"
         cand.started = True
         self.started_calls.append(cand)
-        self.events.append(tool_call_start(cand.index, cand.id, name))
+        self.events.append(tool_call_start(index, call_id, name))
 
     def args(self, text: str) -> None:
         cand = self.call
@@ -258,10 +264,18 @@ class CallLifecycle:
         raw = cand.raw_parts
         if raw.run >= 0:
             raw.unshare()
-        cand.args.append(text)
+        args = cand.args  # (Parts.append, inlined: this runs for every piece of every call's arguments)
+        if args.tap is None:
+            args.size += len(text)
+            tail = args.tail
+            tail.append(text)
+            if len(tail) >= FAN:
+                args._carry()
+        else:
+            args.append(text)
         cand.pending.append(text)
         cand.loose.append(text)
-        cand.loose_end = cand.args.size
+        cand.loose_end = args.size
 
     def args_verbatim(self, start: int, text: str) -> None:
         """Argument text that is also the markup ``buf[start:start + len(text)]``, just consumed: kept once.
@@ -288,15 +302,23 @@ class CallLifecycle:
         cand = self.call
         if cand is not None:
             for r in repairs:
-                if r not in cand.repairs:
-                    cand.repairs.append(r)
+                known = cand.repairs
+                if r not in known:
+                    if isinstance(known, list):
+                        known.append(r)
+                    else:
+                        cand.repairs = [r]
 
     def _flush_deltas(self, cand: Candidate) -> None:
         pending = cand.pending
         text = pending[0] if len(pending) == 1 else "".join(pending)
         pending.clear()
-        if text and cand.index is not None:
-            self.events.append(tool_call_delta(cand.index, text))
+        index = cand.index
+        if text and index is not None:  # (tool_call_delta, inlined: once per chunk of a call's arguments)
+            event = _new(ToolCallDelta)
+            _set_delta_index(event, index)
+            _set_delta_arguments(event, text)
+            self.events.append(event)
 
     def _raw(self, cand: Candidate, end: int, args_text: str | None = None) -> str:
         if cand.closed:
@@ -314,25 +336,39 @@ class CallLifecycle:
         if cand.closed:
             self.call = None
             return
-        args_json = ""
-        if cand.reject is None and cand.name is not None:
-            cand.raw_parts.unshare()  # ("{}" below is no markup)
-            if not cand.has_args:
-                cand.args.append("{}")
-                cand.pending.append("{}")
-            args_json = cand.args.join()  # also what the markup refers to: joined once for both
-        raw = self._raw(cand, end, args_json or None)
+        name = cand.name
+        if cand.reject is not None or name is None:
+            raw = self._raw(cand, end)
+            self.call = None
+            if cand.reject is not None:
+                self._reject(cand, cand.reject, cand.detail, raw)
+            else:
+                self._reject(cand, Reason.MALFORMED, "no tool name", raw)
+            return
+        # A call with a name and no verdict yet (the commonest end): ``_raw`` inlined, once per call.
+        raw_parts = cand.raw_parts
+        raw_parts.unshare()  # ("{}" below is no markup)
+        if not cand.has_args:
+            cand.args.append("{}")
+            cand.pending.append("{}")
+        args_json = cand.args.join()  # also what the markup refers to: joined once for both
+        if end > cand.raw_mark:
+            raw_parts.append(self.buf[cand.raw_mark : end])
+            cand.raw_mark = end
+        raw = raw_parts.join(args_json or None)
         self.call = None
-        if cand.reject is not None:
-            self._reject(cand, cand.reject, cand.detail, raw)
-            return
-        if cand.name is None:
-            self._reject(cand, Reason.MALFORMED, "no tool name", raw)
-            return
         if cand.pending:
             self._flush_deltas(cand)
         try:
-            args = _loads(args_json)
+            # ``json.loads(args_json)`` without its Python layers, for the commonest text (a value, nothing
+            # around it); anything else, errors included, goes through ``json.loads`` itself (same result,
+            # same message).
+            try:
+                args, stop = _scan_once(args_json, 0)
+            except (StopIteration, ValueError):
+                stop = -1
+            if stop != len(args_json):
+                args = json.loads(args_json)
         except (ValueError, RecursionError) as exc:
             self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
             return
@@ -344,10 +380,12 @@ class CallLifecycle:
                 return
             args = {}  # the value is in arguments_json; there is no object to validate or to hand out
         tools = self.cfg.tools
-        if tools is not None and args_json.lstrip().startswith("{"):
-            problem = tools.validate(cand.name, args)
+        if tools is not None and (args_json.startswith("{") or args_json.lstrip().startswith("{")):
+            problem = tools.validate(name, args)
             if problem is None:
-                parsed, problem = instantiate(tools.model_for(cand.name), args)
+                model = tools.model_for(name)
+                if model is not None:  # (instantiate answers (None, None) without a model)
+                    parsed, problem = instantiate(model, args)
             if problem is not None:
                 self._reject(cand, Reason.SCHEMA_VIOLATION, problem, raw)
                 return
@@ -355,7 +393,7 @@ class CallLifecycle:
         assert cand.index is not None and cand.id is not None
         call = tool_call(
             cand.id,
-            cand.name,
+            name,
             args,
             args_json,
             cand.format,
@@ -374,14 +412,17 @@ class CallLifecycle:
         self.accepted += 1
         self.seen_output = True
         self.stats.record_call(cand.format, cand.repairs, cand.fallback)
-        log.debug(  # the telemetry fields, one line per decision
-            "call %s accepted: format=%s fallback_used=%s repairs=%s validation=%s",
-            cand.name,
-            cand.format,
-            cand.fallback,
-            cand.repairs,
-            call.validation,
-        )
+        # Asked at every call (logging may be switched on at any time); the logger caches the answer, and
+        # the check spares building the arguments of a record that would be dropped.
+        if log.isEnabledFor(DEBUG):
+            log.debug(  # the telemetry fields, one line per decision
+                "call %s accepted: format=%s fallback_used=%s repairs=%s validation=%s",
+                cand.name,
+                cand.format,
+                cand.fallback,
+                list(cand.repairs),  # (printed as the list it always was)
+                call.validation,
+            )
         cand.outcome = call
         self.events.append(tool_call_end(cand.index, call))
 
@@ -427,14 +468,15 @@ class CallLifecycle:
             cand.index = self.next_index
             self.next_index += 1
         self.stats.record_rejection(str(reason), cand.format)
-        log.debug(
-            "call %r rejected: reason=%s format=%s fallback_used=%s detail=%s",
-            cand.name,
-            str(reason),
-            cand.format,
-            cand.fallback,
-            detail,
-        )
+        if log.isEnabledFor(DEBUG):  # (as in accept)
+            log.debug(
+                "call %r rejected: reason=%s format=%s fallback_used=%s detail=%s",
+                cand.name,
+                str(reason),
+                cand.format,
+                cand.fallback,
+                detail,
+            )
         args = cand.args.join() if reason == Reason.SCHEMA_VIOLATION else None
         event = ToolCallRejected(cand.index, str(reason), raw, cand.name, detail, cand.format, args, cand.started)
         cand.outcome = event
