@@ -351,11 +351,13 @@ class CallLifecycle:
         if not cand.has_args:
             cand.args.append("{}")
             cand.pending.append("{}")
-        args_json = cand.args.join()  # also what the markup refers to: joined once for both
-        if end > cand.raw_mark:
-            raw_parts.append(self.buf[cand.raw_mark : end])
-            cand.raw_mark = end
+        held = cand.args  # (Parts.join, inlined) the arguments JSON, also what the markup refers to
+        parts = held.pieces() if held.levels else held.tail
+        args_json = parts[0] if len(parts) == 1 else "".join(parts)
         raw = raw_parts.join(args_json or None)
+        if end > cand.raw_mark:  # the markup's last piece (the closer), added to the text rather than the parts
+            raw += self.buf[cand.raw_mark : end]
+            cand.raw_mark = end
         self.call = None
         if cand.pending:
             self._flush_deltas(cand)

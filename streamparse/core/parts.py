@@ -196,7 +196,8 @@ class RawText:
         if self.lit.size <= SMALL_JOIN:
             # Little literal text (a small call's markup): joined once, then cut at each stretch, in a few
             # steps per stretch rather than per literal piece; the copy is small by definition.
-            lit = self.lit.join()
+            pieces = self.lit.pieces() if self.lit.levels else self.lit.tail  # (Parts.join, inlined)
+            lit = pieces[0] if len(pieces) == 1 else "".join(pieces)
             if len(spans) == 4:  # one stretch (the commonest small call): cut around it, in one step
                 at, start, end, escaped = spans
                 piece = args_text[start:end]
