@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help test test-browser demo bench bench-quick bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm engine-suite sglang-suite
+.PHONY: help test test-compiled compile test-browser demo bench bench-quick bench-proxy bench-memory fuzz lint docs clean test-vllm vllm-baseline bench-vllm engine-suite sglang-suite
 
 # `make help`: one line per target (the text after `##` on its line), with how long the slow ones take.
 help:  ## this list
@@ -18,6 +18,15 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)  ## the whole test suite (creates .venv first, ~1-2 min; the suite: ~3 min of CPU, 10 min on a busy 2-core machine)
 	$(BIN)/python -m pytest -q
+
+# The parsing core compiled with mypyc (scripts/compile.py) into a copy of the package; the source tree stays
+# pure Python. Needs a C compiler; a copy built from the same sources is reused.
+COMPILED := .cache/compiled
+compile: $(STAMP)  ## the parsing core compiled with mypyc into .cache/compiled (needs a C compiler; ~1 min)
+	$(BIN)/python scripts/compile.py --into $(COMPILED)
+
+test-compiled: compile  ## the whole test suite against the compiled core (~4 min)
+	STREAMPARSE_EXPECT_COMPILED=1 PYTHONPATH=$(COMPILED) $(BIN)/python -P -m pytest -q
 
 # The playground in a real browser: Debian's chromium and chromedriver (apt-get when run as root and they are
 # missing; never a downloaded browser), driven by selenium (the `browser` extra). Screenshots: .artifacts/browser.

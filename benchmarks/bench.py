@@ -20,12 +20,17 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+COMPILED = HERE.parent / ".cache" / "compiled"
+COMPILE_CPU = 70  # seconds of CPU scripts/compile.py takes when the copy must be built
 MISS_MARKS = ("MISSED", "NOT LINEAR", "RAISED")
 
 # (script, its flags, CPU seconds it takes, quick and full, as measured on a busy 2-core machine (wall time
 # was 2-4x that); must it pass?)
+# ``run.py`` runs twice: on the pure-Python tree, then on the core compiled with mypyc (``make compile``: the copy
+# in COMPILED, built first when missing; about a minute of CPU, reported apart).
 STEPS: list[tuple[str, list[str], tuple[int, int], bool]] = [
     ("run.py", [], (10, 60), False),
+    ("run.py", ["--compiled"], (10, 60), False),
     ("pathological.py", [], (20, 240), False),
     ("call_memory.py", [], (10, 270), False),
     ("proxy.py", [], (0, 40), True),
@@ -60,9 +65,26 @@ def misses(lines: list[str]) -> list[str]:
     return [line.rstrip() for line in lines if any(mark in line for mark in MISS_MARKS)]
 
 
+def compiled_copy() -> str | None:
+    """Build (or reuse) the compiled copy; None when it is ready, else why it could not be built."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE.parent / "scripts" / "compile.py"), "--into", str(COMPILED)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode == 0:
+        print(proc.stdout.strip().splitlines()[-1], flush=True)
+        return None
+    return (proc.stderr.strip().splitlines() or ["no output"])[-1]
+
+
 def run(script: str, flags: list[str]) -> tuple[int, list[str]]:
-    """Run one script, its output printed as it comes and kept."""
+    """Run one script, its output printed as it comes and kept. ``--compiled`` (ours, not the script's): on
+    the compiled copy."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if "--compiled" in flags:
+        flags = [f for f in flags if f != "--compiled"]
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(COMPILED), env.get("PYTHONPATH", "")) if p)
     proc = subprocess.Popen(
         [sys.executable, str(HERE / script), *flags], stdout=subprocess.PIPE, text=True, env=env, bufsize=1
     )
@@ -80,7 +102,7 @@ def main() -> int:
     ap.add_argument("--templates", help="a folder of *.jinja chat templates for derive.py")
     args = ap.parse_args()
     steps = plan(args.quick, args.templates)
-    expected = sum(s for _, _, s, _ in steps)
+    expected = sum(s for _, _, s, _ in steps) + (0 if (COMPILED / ".sources").exists() else COMPILE_CPU)
     print(
         f"make bench{' QUICK=1' if args.quick else ''}: takes about {minutes(expected)} of CPU "
         f"({', '.join(f'{name} {minutes(s)}' for name, _, s, _ in steps)}); longer in wall time on a busy machine",
@@ -91,6 +113,12 @@ def main() -> int:
     for script, flags, _, must in steps:
         print(f"\n=== benchmarks/{script} {' '.join(flags)}".rstrip(), flush=True)
         w, c = time.monotonic(), cpu_children()
+        if "--compiled" in flags:
+            why = compiled_copy()
+            if why is not None:
+                print(f"   the compiled core could not be built here ({why}): not measured", flush=True)
+                missed.append(f"{script} --compiled: not measured ({why})")
+                continue
         code, lines = run(script, flags)
         rows.append((script, time.monotonic() - w, cpu_children() - c, code))
         missed += [f"{script}: {line.strip()}" for line in misses(lines)]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import json
 import random
 import re
@@ -32,7 +33,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The repository's package, unless one is importable already: the installed tree, or the compiled copy that
+# bench.py puts first on PYTHONPATH (make compile).
+if importlib.util.find_spec("streamparse") is None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from streamparse import StreamParser  # noqa: E402
 from streamparse import formats as catalog  # noqa: E402
@@ -458,6 +462,16 @@ def formats_section(n_chars: int, rounds: int) -> None:
     print()
 
 
+def build() -> str:
+    """Which streamparse is measured: the pure-Python tree, or the copy compiled with mypyc (make compile)."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    import streamparse.core.engine as engine
+
+    origin = engine.__spec__.origin if engine.__spec__ is not None else None
+    return "compiled core (mypyc)" if origin and origin.endswith(tuple(EXTENSION_SUFFIXES)) else "pure Python"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer tokens and repeats: under 2 minutes")
@@ -471,8 +485,8 @@ def main() -> None:
     sizes = [int(s) for s in (args.sizes or ("1000,16000" if quick else "1000,16000,64000")).split(",")]
     print(
         f"benchmarks/run.py{' --quick' if quick else ''}: takes about {'10 s' if quick else '1 min'} of CPU; "
-        f"python {sys.version.split()[0]}; chunks of 1-6 chars; best of {repeat} (formats: median of {rounds} paired "
-        "rounds), CPU time"
+        f"python {sys.version.split()[0]}, {build()}; chunks of 1-6 chars; best of {repeat} (formats: median of "
+        f"{rounds} paired rounds), CPU time"
     )
     print()
     floor_section(sizes, max(sizes), repeat, reparse=not quick)

@@ -4,33 +4,44 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
+from pathlib import Path
 
-from streamparse.core.json_reader import (
-    _ESCAPED_CONTROL,
-    _LITERALS,
-    _NUMBER,
-    _NUMBER_CHARS,
-    _SQ_SPECIAL,
-    _WORD,
-    _WS,
-    AFTER,
-    COLON,
-    DEPTH_MAX,
-    DONE,
-    DQ_RUN,
-    KEY,
-    KEY_MAX,
-    LITERAL_MAX,
-    NUMBER_MAX,
-    PYTHON_LITERAL,
-    RAW_CONTROL_CHAR,
-    SINGLE_QUOTES,
-    STRING,
-    TRAILING_COMMA,
-    VALUE,
-    JsonReader,
+import streamparse
+
+# The reader's module loaded from its source, as Python (a module of its own): with the core compiled
+# (make test-compiled) the reference is still Python, and subclassing it needs no compiled base.
+_SOURCE = Path(streamparse.__file__).resolve().parent / "core" / "json_reader.py"
+_spec = importlib.util.spec_from_file_location("reference_json_reader_source", _SOURCE)
+assert _spec is not None and _spec.loader is not None
+_source = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_source)
+_ESCAPED_CONTROL = _source._ESCAPED_CONTROL
+_LITERALS = _source._LITERALS
+_NUMBER = _source._NUMBER
+_NUMBER_CHARS = _source._NUMBER_CHARS
+_SQ_SPECIAL = _source._SQ_SPECIAL
+_WORD = _source._WORD
+_WS = _source._WS
+AFTER, COLON, DONE, KEY, STRING, VALUE = (
+    _source.AFTER,
+    _source.COLON,
+    _source.DONE,
+    _source.KEY,
+    _source.STRING,
+    _source.VALUE,
 )
+DEPTH_MAX, KEY_MAX, LITERAL_MAX, NUMBER_MAX = (
+    _source.DEPTH_MAX,
+    _source.KEY_MAX,
+    _source.LITERAL_MAX,
+    _source.NUMBER_MAX,
+)
+DQ_RUN = _source.DQ_RUN
+PYTHON_LITERAL, RAW_CONTROL_CHAR = _source.PYTHON_LITERAL, _source.RAW_CONTROL_CHAR
+SINGLE_QUOTES, TRAILING_COMMA = _source.SINGLE_QUOTES, _source.TRAILING_COMMA
+JsonReader = _source.JsonReader
 
 __all__ = ["ReferenceReader"]
 

@@ -112,6 +112,7 @@ def test_quick_runs_every_benchmark_but_the_proxy_in_quick_mode() -> None:
     steps = bench.plan(quick=True, templates=None)
     assert [(script, flags) for script, flags, _, _ in steps] == [
         ("run.py", ["--quick"]),
+        ("run.py", ["--compiled", "--quick"]),  # the same on the core compiled with mypyc
         ("pathological.py", ["--quick"]),
         ("call_memory.py", ["--quick"]),
         ("derive.py", []),

@@ -18,7 +18,6 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from ..events import (
-    Event,
     ToolCall,
     ToolCallDelta,
     ToolCallRejected,
@@ -30,6 +29,7 @@ from ..events import (
 from ..rejections import Reason
 from ..stats import ParserStats
 from .json_reader import NEEDS_ESCAPE
+from .output import TextOutput
 from .parts import FAN, Parts, RawText
 
 # The C scanner json.loads ends in (typeshed types make_scanner's argument oddly).
@@ -200,22 +200,18 @@ class Candidate:
         return True
 
 
-class CallLifecycle:
-    """Mixin of :class:`~streamparse.core.engine.Engine`: the open call and its events."""
+class CallLifecycle(TextOutput):
+    """Part of :class:`~streamparse.core.engine.Engine` (a chain of single bases, which mypyc compiles: see
+    scripts/compile.py): the open call and its events."""
 
-    cfg: CallSettings
-    buf: str
+    cfg: Any  # (core.engine.EngineConfig: typed loosely, so that this module does not import the engine's)
     pos: int
-    events: list[Event]
     call: Candidate | None
     next_index: int
     accepted: int
-    seen_output: bool
-    orphan_window: bool
     stats: ParserStats
     gate: CallGate | None
     started_calls: list[Candidate]  # every call that had its ToolCallStart, in index order (snapshots)
-    sep: Any  # the engine's exact-output policy (TextRelease), or None
 
     def begin_call(self, fmt: str, raw_start: int, fallback: bool = False) -> Candidate:
         if self.call is not None:  # defensive: a state forgot to finish its call

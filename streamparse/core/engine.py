@@ -33,14 +33,14 @@ from ..events import (
     tool_call_delta,
 )
 from ..stats import ParserStats
-from .calls import CallGate, CallLifecycle, CallSettings, Candidate
+from .calls import CallGate, CallSettings, Candidate
 from .fastpaths import CTX, FastPaths, Search
 from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .marker_table import Handler, MarkerTable
 
 __all__ = ["Engine", "EngineConfig", "Handler", "MarkerTable", "ScanState", "State"]
-from .output import SEP_WS, TextOutput, TextRelease
+from .output import SEP_WS, TextRelease
 from .parts import FAN
 
 log = logging.getLogger("streamparse")
@@ -198,10 +198,9 @@ class GateBook(Protocol):
     def settle(self, eng: Engine) -> None: ...
 
 
-class Engine(TextOutput, FastPaths, CallLifecycle):
-    """Runtime state of one stream. Built by :class:`streamparse.StreamParser`."""
-
-    cfg: EngineConfig
+class Engine(FastPaths):
+    """Runtime state of one stream. Built by :class:`streamparse.StreamParser`. Its parts are a chain of single
+    bases (TextOutput, CallLifecycle, FastPaths), which mypyc compiles (scripts/compile.py)."""
 
     def __init__(self, cfg: EngineConfig) -> None:
         self.cfg = cfg
@@ -213,9 +212,9 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.closed = False
         self.buf = "\n"  # virtual line start before the output
         self.pos = 1
-        self.events: list[Event] = []
+        self.events = []
         self.stack: list[State] = []
-        self.state: State = cfg.initial_state(self)
+        self.state = cfg.initial_state(self)
         self.call: Candidate | None = None
         self.started_calls: list[Candidate] = []
         self.next_index = 0
@@ -242,14 +241,14 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
         self.hot_special: Callable[[str], object] | None = None
         # The armed JSON string path held a lone backslash (an escape split across chunks) at ``buf[pos]``.
         self.hot_bs = False
-        self.wait: tuple[str, int] | None = None  # a closer's prefix is held: FastPaths.wait_for
+        self.wait = None  # a closer's prefix is held: FastPaths.wait_for
         self.bytes_in = 0
         self.chars_in = 0
         self.gate: CallGate | None = None  # in force while an unmarked format's start state runs
         self.gatebook: GateBook | None = None  # once a gated fallback was opened (settled at close)
         self.metadata: dict[str, Any] = {}  # stream-level facts such as the envelope's needsMoreWork
         self.end_reason: str | None = None  # why the stream ended, as close() was told (None: not told)
-        self.sep: TextRelease | None = cfg.new_release()
+        self.sep = cfg.new_release()
         cfg.start(self)
         self._arm_text()
 
@@ -317,7 +316,9 @@ class Engine(TextOutput, FastPaths, CallLifecycle):
                         _set_text(text_event, chunk)
                         return [text_event]
                     # A marker prefix at the very end: held (FastPaths._text_end).
-                    fast = self._text_end(chunk, found.start()) if found.end() == len(chunk) else None
+                    fast: list[Event] | None = (
+                        self._text_end(chunk, found.start()) if found.end() == len(chunk) else None
+                    )
                 else:  # the chunk after such a prefix, scanned with it
                     fast = self._text_after_hold(chunk) if self.held_scan is not None else None
                 if fast is not None:

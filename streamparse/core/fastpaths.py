@@ -28,8 +28,7 @@ from json.encoder import encode_basestring  # the C string escaper json.dumps us
 from typing import Any, Protocol
 
 from ..events import Event, TextDelta, slot_setter, tool_call_delta
-from ..stats import ParserStats
-from .calls import Candidate
+from .calls import CallLifecycle
 from .json_reader import DQ_RUN, DQ_SPECIAL
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .scanner import MarkerSet
@@ -39,19 +38,22 @@ _set_text = slot_setter(TextDelta, "text")
 CTX = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
 
 
+def _names_marker(markers: MarkerSet, tail: str) -> bool:
+    """``tail`` begins with a whole marker of ``markers`` (a namespaced one: ``<ns:name>``)."""
+    found = markers.search(tail, 0)
+    return found is not None and found[2] is not None
+
+
 class Search(Protocol):
     """A marker set's search (``re.Pattern.search``): from ``pos``, look-behinds see the text before it."""
 
     def __call__(self, string: str, pos: int = 0, /) -> re.Match[str] | None: ...
 
 
-class FastPaths:
-    """Mixin: the armed path's state and its slow half (the commonest chunk is inlined in ``feed``), the wait
-    for a marker arriving in pieces, and the buffer's upkeep."""
+class FastPaths(CallLifecycle):
+    """Part of the engine: the armed path's state and its slow half (the commonest chunk is inlined in
+    ``feed``), the wait for a marker arriving in pieces, and the buffer's upkeep."""
 
-    buf: str
-    pos: int
-    call: Candidate | None
     limit: int | None
     largest_hold: int
     hot: re.Pattern[str] | None
@@ -59,18 +61,10 @@ class FastPaths:
     hot_bs: bool
     hot_special: Callable[[str], object] | None
     wait: tuple[str | MarkerSet | re.Pattern[str], int] | None
-    state: Any
-    seen_output: bool
-    released: int
+    state: Any  # (core.engine.State)
     text_search: Search | None
     held_scan: Search | None
     scan_text: Search | None
-
-    cfg: Any
-    stats: ParserStats
-    events: list[Event]
-    reject_too_large: Callable[[], None]  # (CallLifecycle's)
-    release_text: Callable[[str], list[Event]]  # (Engine's: visible text through the separator policy)
 
     def _run(self, final: bool) -> None:
         raise NotImplementedError
@@ -177,8 +171,8 @@ class FastPaths:
         a marker, release the text before it and hold it (``held_scan``); None when it is a marker (or a
         held prefix grew into one): the states decide."""
         tail = joined[start:]
-        markers = self.state.table.markers
-        if tail in markers.markers or (tail[0] == "<" and markers.ns_suffixes and markers.search(tail, 0)[2]):
+        markers: MarkerSet = self.state.table.markers  # (the text paths are open in a ScanState only)
+        if tail in markers.markers or (tail[0] == "<" and markers.ns_suffixes and _names_marker(markers, tail)):
             return None  # a complete marker (a namespaced one starts with "<")
         held = len(joined) - start
         self.buf = buf = joined[-(CTX + held) :]

@@ -8,7 +8,7 @@ so a held candidate never grows without limit.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 WS = " \t\r\n"
 LOOKAHEAD = 256  # bound on whitespace / header text examined before deciding
@@ -90,7 +90,7 @@ def blanks_then_prefix(words: tuple[str, ...]) -> re.Pattern[str]:
     return found
 
 
-def fence_at(buf: str, j: int, final: bool) -> int | None | bool:
+def fence_at(buf: str, j: int, final: bool) -> Any:  # int | None | bool (see after_ws)
     """A ```json (or bare ```) fence line at ``j``: index after its newline, None (more), False (no)."""
     if not buf.startswith("```", j):
         ok = starts_or_prefix(buf, j, "```")
@@ -110,10 +110,14 @@ def word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
-def after_ws(buf: str, i: int, final: bool) -> int | None | Literal[False]:
+def after_ws(buf: str, i: int, final: bool) -> Any:
     """Look past whitespace from ``i``, then decide or wait: the index of the next non-whitespace character;
     None when the buffer ends first and more input may still come; False when the stream ended or
-    :data:`LOOKAHEAD` characters of whitespace were seen (the continuation is not there)."""
+    :data:`LOOKAHEAD` characters of whitespace were seen (the continuation is not there).
+
+    Typed Any, not ``int | None | Literal[False]``: mypyc folds a union of int and bool into int, and a
+    compiled caller would see False as 0 (scripts/compile.py).
+    """
     j = skip_ws(buf, i)
     if j < len(buf) and buf[j] not in WS:
         return j

@@ -7,7 +7,6 @@ character or marker decides it; the orphan-closer and reasoning-segment rules li
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 from ..events import Event, TextWasReasoning, reasoning_delta, text_delta
@@ -41,7 +40,10 @@ class TextOutput:
     reasoning_seen: bool
     orphan_window: bool
     buf: str
-    output_began: Callable[[], None]  # (FastPaths': the first visible text, which re-arms the text search)
+
+    def output_began(self) -> None:
+        """The first visible text (FastPaths', which re-arms the text search)."""
+        raise NotImplementedError
 
     def line_start(self, s: int) -> bool:
         """True when only up to three spaces stand between ``s`` and the previous newline (or output start)."""

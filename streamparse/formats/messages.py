@@ -178,10 +178,10 @@ def wire_messages(w: Wiring, decl: Declaration) -> None:
     def cut(eng: Engine, s: int, i: int, final: bool) -> Decision:
         """The output ended inside a header that names a recipient: a truncated call, never text."""
         rest = eng.buf[i:]
-        if not final or named is None or "\n" in rest or any(f in rest for f in (m.open, *m.ends)):
+        if not final or named is None or "\n" in rest or m.open in rest or any(f in rest for f in m.ends):
             return False
         recipient = to.search(rest) if to is not None else None
-        if recipient is None or recipient.group(1) in (*m.text_words, *m.reasoning_words):
+        if recipient is None or recipient.group(1) in m.text_words or recipient.group(1) in m.reasoning_words:
             return False
         cand = eng.begin_call(fmt, s)
         name = recipient.group(1)

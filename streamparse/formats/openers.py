@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from ..core.engine import Engine, Handler, MarkerTable, State
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix, undecided
@@ -196,9 +197,10 @@ def cut_off(eng: Engine, s: int, fmt: str, final: bool) -> Decision:
     return True
 
 
-def after_opener(eng: Engine, s: int, e: int, fmt: str, final: bool, token: bool) -> int | bool | None:
+def after_opener(eng: Engine, s: int, e: int, fmt: str, final: bool, token: bool) -> Any:  # int | bool | None
     """Index of the first non-space character after an opener; for a special ``token`` opener the end of
-    the stream there is a truncated call, for a plain-text opener it leaves the opener as text."""
+    the stream there is a truncated call, for a plain-text opener it leaves the opener as text. (Typed Any
+    for mypyc, as ``lookahead.after_ws``: a compiled int | bool union would turn False into 0.)"""
     buf = eng.buf
     j = skip_ws(buf, e)
     if j < len(buf):

@@ -70,8 +70,9 @@ _SIMPLE_ESCAPES = {
     "f": "\f",
     "v": "\v",
 }
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
+# (escapes for re, not surrogates in the literal: mypyc compiles no surrogate in a string literal)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE_PAIR = re.compile(r"([\ud800-\udbff])([\udc00-\udfff])")
 
 _ZERO_PADDED = re.compile(r"[+-]?0[0-9_]+")
 _PRINT_WRAPPER = re.compile(r"print\s*+\(\s*+(?=[^\W\d][\w.-]*+\s*+\()")

@@ -36,7 +36,8 @@ class BlockState(State):
     def _noise(self, eng: Engine, j: int, final: bool) -> bool | None:
         """Text at ``j`` is noise (True: skipped to the next marker), not (False), or undecided (None)."""
         buf = eng.buf
-        hit = self.table.markers.search_near(buf, j, j + LOOKAHEAD)  # bounded: noise never scans the buffer
+        # Bounded: noise never scans the buffer. (Annotated: mypyc infers None from the attribute otherwise.)
+        hit: tuple[int, int, str | None] | None = self.table.markers.search_near(buf, j, j + LOOKAHEAD)
         if hit is not None:
             if hit[2] is not None:
                 eng.pos = hit[0]

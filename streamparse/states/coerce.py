@@ -113,7 +113,7 @@ def schema_types(schema: Any) -> list[str]:
     return out
 
 
-def streams_as_string(schema: dict[str, Any] | None) -> bool:
+def streams_as_string(schema: Any) -> bool:  # (schemas are Any: a tool may give true, false, a list...)
     """Whether the value can be streamed as a JSON string fragment by fragment while it arrives.
 
     True when coercion will certainly keep the text as a string: no schema, no type information, or the
@@ -228,7 +228,7 @@ def _coerce_to(kind: str, raw: str, text: str) -> Any:
     return _FAILED
 
 
-def coerce_text_value(raw: str, schema: dict[str, Any] | None, python: bool = False) -> Any:
+def coerce_text_value(raw: str, schema: Any, python: bool = False) -> Any:
     """The value of a text-valued argument under text-value rule (see the module docstring). Never raises."""
     try:
         types = schema_types(schema)
@@ -246,7 +246,7 @@ def coerce_text_value(raw: str, schema: dict[str, Any] | None, python: bool = Fa
     return raw
 
 
-def fit_json_value(value: Any, raw: str, schema: dict[str, Any] | None) -> Any:
+def fit_json_value(value: Any, raw: str, schema: Any) -> Any:
     """A value the model wrote as JSON (DSML ``string="false"``), fitted to its schema: kept when its JSON type
     is one the schema allows (an integral number is an int, as text-value rule has it); otherwise the text is
     read under text-value rule (``null`` for a string is the text "null"), as vLLM's DSML parser does."""

@@ -7,8 +7,6 @@ call), as is an object with no key.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..core.engine import Engine
 from ..rejections import Reason
 from .call_fields import CallExtractor
@@ -51,6 +49,8 @@ class KeyedCallState(JsonCallState):
 
     __slots__ = ()
 
-    def __init__(self, eng: Engine, fmt: str, closers: tuple[str, ...] = (), **options: Any) -> None:
-        super().__init__(eng, fmt, closers, **options)
+    def __init__(
+        self, eng: Engine, fmt: str, closers: tuple[str, ...] = (), *, list_form: bool = False, fenced: bool = False
+    ) -> None:
+        super().__init__(eng, fmt, closers, list_form=list_form, fenced=fenced)
         self.sink = KeyedExtractor(eng, fmt, 1 if self.list_form else 0, each=self.list_form)

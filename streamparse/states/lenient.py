@@ -30,7 +30,7 @@ def lenient_on(eng: Engine) -> bool:
     return cfg.tools is not None and getattr(cfg, "coercion", "strict") == "lenient"
 
 
-def _admits_no_string(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+def _admits_no_string(schema: Any) -> Any:
     """``schema`` when it admits no string (a string written for it has one meaning), else None."""
     if schema is None:
         return None
@@ -79,7 +79,7 @@ def lenient_targets(eng: Engine) -> dict[str, dict[str, Any]] | None:
     return plan
 
 
-def _target_schema(eng: Engine, key: str) -> dict[str, Any] | None:
+def _target_schema(eng: Engine, key: str) -> Any:
     """The schema of argument ``key`` of the open call when it admits no string, else None."""
     call = eng.call
     tools: Any = eng.cfg.tools
@@ -99,7 +99,7 @@ class LenientValues:
         self.eng = eng
         self.reader = reader
         self.key: str | None = None
-        self.schema: dict[str, Any] | None = None
+        self.schema: Any = None
         # The open call's arguments to convert (lenient_targets), once the object they are in began; None:
         # each key is looked up as it comes.
         self.targets: dict[str, dict[str, Any]] | None = None

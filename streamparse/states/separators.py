@@ -49,7 +49,7 @@ class _Channel:
         self.gap = ""  # the joiner the whitespace dropped since the last release calls for
         self.idle = False
 
-    def take(self, text: str) -> str:
+    def text(self, text: str) -> str:
         """What of ``text`` (the next piece of this channel's content) is released now."""
         if text[-1] not in SEP_WS and not (self.lead or self.long):  # the common case: release what was held
             held = self.held
@@ -119,10 +119,8 @@ class Separators(_Channel):
         super().__init__(join=True)
         self._reasoning = _Channel(join=False)  # reasoning segments are joined by the reasoning rule
 
-    text = _Channel.take
-
     def reason(self, text: str) -> str:
-        return self._reasoning.take(text)
+        return self._reasoning.text(text)
 
     def markup(self) -> None:
         # ``_Channel.markup`` of both channels, inlined (every call's start runs this): keep in step with it.

@@ -45,7 +45,7 @@ def _sub_schema(schema: Any, key: str | None) -> dict[str, Any] | None:
     return sub if isinstance(sub, dict) else None
 
 
-def _value(root: _Node, schema: dict[str, Any] | None) -> Any:
+def _value(root: _Node, schema: Any) -> Any:
     """The JSON value of an element (post-order over an explicit stack: no recursion on model input)."""
     done: dict[int, Any] = {}
     stack: list[tuple[_Node, dict[str, Any] | None, bool]] = [(root, schema, False)]
@@ -94,7 +94,7 @@ class XmlTreeState(State):
         self.tail = ""  # undecided text: a partial tag or namespace token at the end of what was read
         self.mode: int | None = None  # None: between top-level elements
         self.key = ""  # the open top-level element
-        self.schema: dict[str, Any] | None = None
+        self.schema: Any = None
         self.ws: list[str] = []  # _OPEN: the element's leading whitespace
         self.stack: list[_Node] = []  # _TREE: the open elements, the top-level one first
         self.nkeys = 0
