@@ -30,7 +30,7 @@ from ..rejections import Reason
 from ..stats import ParserStats
 from .json_reader import NEEDS_ESCAPE
 from .output import TextOutput
-from .parts import FAN, Parts, RawText
+from .parts import Parts, RawText
 
 # The C scanner json.loads ends in (typeshed types make_scanner's argument oddly).
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
@@ -260,15 +260,8 @@ class CallLifecycle(TextOutput):
         raw = cand.raw_parts
         if raw.run >= 0:
             raw.unshare()
-        args = cand.args  # (Parts.append, inlined: this runs for every piece of every call's arguments)
-        if args.tap is None:
-            args.size += len(text)
-            tail = args.tail
-            tail.append(text)
-            if len(tail) >= FAN:
-                args._carry()
-        else:
-            args.append(text)
+        args = cand.args
+        args.append(text)
         cand.pending.append(text)
         cand.loose.append(text)
         cand.loose_end = args.size
