@@ -154,6 +154,18 @@ BOUNDS = [
     ("generic_xml", "<tool>\n<name>" + "n" * 250 + "</name><arguments><x>1</x></arguments></tool>"),
     ("generic_xml", "<tool>\n<nam e>f</name></tool>"),
     ("generic_xml", "<tool>\n<name>f</na me></tool> and <tool>"),
+    # A ```tool_code fence's run, info line and first head (text.backticks, pyish.tool_code_fence): at and past
+    # their bounds, a run too long, an info line that is not tool_code, the fence in a stream without the format.
+    ("gemma_tool_code", "Ok.\n\n```tool_code\n" + " " * 70 + "print(default_api.f(x=1))\n```"),
+    ("gemma_tool_code", "Ok.\n\n```tool_code\n" + "n" * 250 + "(x=1)\n```"),
+    ("gemma_tool_code", "Ok.\n\n```tool_code \nprint  (default_api.f(x=1))\n```"),
+    ("gemma_tool_code", "Ok.\n\n```tool_code\nprint(print(x))\n```"),
+    ("gemma_tool_code", "Ok.\n\n````tool_code\nf(x=1)\n````"),
+    ("gemma_tool_code", "Ok.\n\n" + "`" * 33 + "tool_code\nf(x=1)\n```"),
+    ("gemma_tool_code", "Ok.\n\n```" + "x" * 260 + "\nf(x=1)\n```"),
+    ("gemma_tool_code", "Ok.\n\n```TOOL_CODE\nf(x=1)\n```"),
+    ("gemma_tool_code", "Ok ``inline`` and `one` and ```\ncode\n``` and ```tool_code\nf(x=1)"),
+    ("hermes", "Ok.\n\n```tool_code\nprint(default_api.f(x=1))\n```"),
     ("step3", "<｜tool_calls_begin｜>" + " " * 255 + '<steptml:invoke name="f"></steptml:invoke><｜tool_calls_end｜>'),
     ("step3", "<｜tool_calls_begin｜><steptml:inv oke><｜tool_calls_end｜>"),
     ("step3", '<｜tool_calls_begin｜><steptml:invoke name="f"><steptml:parameter name="x">1</steptml:parameter>  '),
@@ -183,6 +195,24 @@ def test_the_opener_chunks_are_kept_without_the_states(monkeypatch: pytest.Monke
         assert parser.feed(piece) == []
     assert runs == []  # kept: only more of the header could decide
     events = parser.feed('{"order_id": "A-1"}') + parser.close()
+    assert [e.call.name for e in events if e.type == "tool_call_end"] == ["lookup_order"]
+
+
+def test_a_tool_code_fence_arriving_in_pieces_is_kept_without_the_states(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gemma_tool_code: the fence's backticks, its info line and the first call's head are kept until the
+    ``(`` after the name decides them, not read again by the states once per piece."""
+    runs: list[bool] = []
+    real = Engine._run
+    monkeypatch.setattr(Engine, "_run", lambda self, final: runs.append(True) or real(self, final))
+    parser = StreamParser(formats=["gemma_tool_code"])
+    parser.feed("Checking.\n\n`")
+    runs.clear()
+    for piece in ["``", "tool", "_code", "\npri", "nt(def", "ault_api.", "lookup_", "order"]:
+        assert parser.feed(piece) == []
+    # The states ran only where the held text passed from the run to the info line ("tool") and from the info
+    # line to the head ("\npri"): each of the three waits belongs to its own handler.
+    assert len(runs) == 2
+    events = parser.feed('(order_id="A-1"))\n```') + parser.close()
     assert [e.call.name for e in events if e.type == "tool_call_end"] == ["lookup_order"]
 
 

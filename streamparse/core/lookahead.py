@@ -61,9 +61,20 @@ def undecided(held: str, stops: tuple[str, ...], room: int) -> re.Pattern[str]:
     if found is None:
         if len(_UNDECIDED) >= 512:  # (openers and the whitespace after them: a few per format)
             _UNDECIDED.clear()
-        avoid = "|".join(re.escape(w) for w in stops)
-        found = _UNDECIDED[key] = re.compile(re.escape(held) + f"(?:(?!{avoid})[\\s\\S]){{0,{max(room, 0)}}}")
+        found = _UNDECIDED[key] = re.compile(re.escape(held) + _none_of(stops, max(room, 0)))
     return found
+
+
+def _none_of(stops: tuple[str, ...], room: int) -> str:
+    """A pattern of at most ``room`` characters in which none of ``stops`` begins: ``(?:(?!STOPS)[\\s\\S]){0,room}``,
+    written so that only a character that can begin a stop is looked at twice (the rest is skipped in runs,
+    possessively: a held header is matched again with every piece)."""
+    if not stops or not all(stops):
+        avoid = "|".join(re.escape(w) for w in stops)
+        return f"(?:(?!{avoid})[\\s\\S]){{0,{room}}}"
+    avoid = "|".join(re.escape(w) for w in stops)
+    first = "".join(sorted({re.escape(w[0]) for w in stops}))
+    return f"(?=[\\s\\S]{{0,{room}}}\\Z)[^{first}]*+(?:(?!{avoid})[{first}][^{first}]*+)*+"
 
 
 _BLANKS_THEN: dict[tuple[str, ...], re.Pattern[str]] = {}

@@ -132,14 +132,26 @@ def wire_pythonic(w: Wiring) -> None:
 # gemma_tool_code -------------------------------------------------------------------------------------------
 
 
+# A tool_code fence whose first call's head only more input decides (blanks, then what match_head answers None
+# to: a name, ``print(`` and a name, no ``(`` after it yet), from the fence's start, bounded within the
+# look-ahead: for FastPaths.wait_for, so the engine keeps the chunks of a head arriving in pieces.
+_FENCE_HEAD_UNDECIDED = re.compile(
+    r"(?=[\s\S]{0,200}\Z)`{3,32}(?!`)[ \t]*tool_code[ \t]*\n[ \t\r\n]{0,64}(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*"
+)
+
+
 def tool_code_fence(eng: Engine, s: int, e: int, final: bool) -> Decision:
     """A ```` ```tool_code ```` fence (``e`` is the end of its info line) whose first line is a call."""
     buf = eng.buf
     j = after_ws(buf, e, final)
     if j is None or isinstance(j, bool):
+        if j is None:
+            eng.wait_for(_FENCE_HEAD_UNDECIDED, s)
         return j
     m = match_head(buf, j, final, gemma=True)
     if not m:
+        if m is None:
+            eng.wait_for(_FENCE_HEAD_UNDECIDED, s)
         return m
     eng.pos = e
     eng.push(PyCallsState("gemma_tool_code", FENCE, "```"))

@@ -195,6 +195,11 @@ _TILDES = re.compile(r"~+")
 # just before it (only a too-long run is ever split from its continuation), so the result is the same
 # for every chunking.
 MAX_RUN = 32
+# What the handler below answers None to, from the run's start, for FastPaths.wait_for (the engine keeps the
+# chunks instead of running the handler again for each): a run at the end of the buffer (it may grow), a
+# fence's info line before its newline (bounded as the handler bounds it).
+_RUN_UNDECIDED = re.compile(f"`{{1,{MAX_RUN}}}")
+_INFO_UNDECIDED = re.compile(f"`{{3,{MAX_RUN}}}(?!`)[^\\n]{{0,255}}")
 
 
 def backticks(fence_markers: dict[str, Handler]) -> Handler:
@@ -211,12 +216,14 @@ def backticks(fence_markers: dict[str, Handler]) -> Handler:
             eng.pos = run_end
             return True
         if run_end >= len(buf) and not final:
+            eng.wait_for(_RUN_UNDECIDED, s)
             return None
         run = run_end - s
         if run >= 3 and eng.line_start(s):
             nl = buf.find("\n", run_end)
             if nl < 0:
                 if not final and len(buf) - run_end < 256:
+                    eng.wait_for(_INFO_UNDECIDED, s)
                     return None
                 nl = len(buf)
             # An info line of 256+ characters is decided without its end in every chunking: never special.
