@@ -74,6 +74,9 @@ NOISE = st.sampled_from(
         "', '",
         "print(",
         "f(x=1), ",
+        "`",
+        "```",
+        "```tool_code\n",
         "",
     ]
 )

@@ -17,15 +17,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from ..events import (
-    ToolCall,
-    ToolCallDelta,
-    ToolCallRejected,
-    slot_setter,
-    tool_call,
-    tool_call_end,
-    tool_call_start,
-)
+from ..events import ToolCall, ToolCallRejected, tool_call, tool_call_delta, tool_call_end, tool_call_start
 from ..rejections import Reason
 from ..stats import ParserStats
 from .json_reader import NEEDS_ESCAPE
@@ -36,12 +28,17 @@ from .parts import Parts, RawText
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 
-log = logging.getLogger("streamparse")
+def _loads(text: str) -> Any:
+    """``json.loads(text)`` without its Python layers, for the commonest text (a value, nothing around it);
+    anything else, errors included, goes through ``json.loads`` itself (same result, same message)."""
+    try:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
-# ``ToolCallDelta``'s private constructor, inlined where deltas are flushed (as the engine's fast path does).
-_new = object.__new__
-_set_delta_index = slot_setter(ToolCallDelta, "index")
-_set_delta_arguments = slot_setter(ToolCallDelta, "arguments")
+
+log = logging.getLogger("streamparse")
 
 
 class ToolValidator(Protocol):
@@ -302,12 +299,8 @@ class CallLifecycle(TextOutput):
         pending = cand.pending
         text = pending[0] if len(pending) == 1 else "".join(pending)
         pending.clear()
-        index = cand.index
-        if text and index is not None:  # (tool_call_delta, inlined: once per chunk of a call's arguments)
-            event = _new(ToolCallDelta)
-            _set_delta_index(event, index)
-            _set_delta_arguments(event, text)
-            self.events.append(event)
+        if text and cand.index is not None:
+            self.events.append(tool_call_delta(cand.index, text))
 
     def _raw(self, cand: Candidate, end: int, args_text: str | None = None) -> str:
         if cand.closed:
@@ -334,15 +327,13 @@ class CallLifecycle(TextOutput):
             else:
                 self._reject(cand, Reason.MALFORMED, "no tool name", raw)
             return
-        # A call with a name and no verdict yet (the commonest end): ``_raw`` inlined, once per call.
+        # A call with a name and no verdict yet (the commonest end).
         raw_parts = cand.raw_parts
         raw_parts.unshare()  # ("{}" below is no markup)
         if not cand.has_args:
             cand.args.append("{}")
             cand.pending.append("{}")
-        held = cand.args  # (Parts.join, inlined) the arguments JSON, also what the markup refers to
-        parts = held.pieces() if held.levels else held.tail
-        args_json = parts[0] if len(parts) == 1 else "".join(parts)
+        args_json = cand.args.join()  # also what the markup refers to: joined once for both
         raw = raw_parts.join(args_json or None)
         if end > cand.raw_mark:  # the markup's last piece (the closer), added to the text rather than the parts
             raw += self.buf[cand.raw_mark : end]
@@ -351,15 +342,7 @@ class CallLifecycle(TextOutput):
         if cand.pending:
             self._flush_deltas(cand)
         try:
-            # ``json.loads(args_json)`` without its Python layers, for the commonest text (a value, nothing
-            # around it); anything else, errors included, goes through ``json.loads`` itself (same result,
-            # same message).
-            try:
-                args, stop = _scan_once(args_json, 0)
-            except (StopIteration, ValueError):
-                stop = -1
-            if stop != len(args_json):
-                args = json.loads(args_json)
+            args = _loads(args_json)
         except (ValueError, RecursionError) as exc:
             self._reject(cand, Reason.MALFORMED, f"arguments are not valid JSON: {exc}", raw)
             return

@@ -196,8 +196,7 @@ class RawText:
         if self.lit.size <= SMALL_JOIN:
             # Little literal text (a small call's markup): joined once, then cut at each stretch, in a few
             # steps per stretch rather than per literal piece; the copy is small by definition.
-            pieces = self.lit.pieces() if self.lit.levels else self.lit.tail  # (Parts.join, inlined)
-            lit = pieces[0] if len(pieces) == 1 else "".join(pieces)
+            lit = self.lit.join()
             if len(spans) == 4:  # one stretch (the commonest small call): cut around it, in one step
                 at, start, end, escaped = spans
                 piece = args_text[start:end]

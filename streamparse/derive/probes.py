@@ -233,13 +233,25 @@ def run_probes(
         raise ProbeError(f"the template cannot render a generation prompt: {failure}{hint}")
 
     def generated(probe: Probe, as_string: bool, with_id: bool, flat: bool) -> str:
-        full = renderer.render(
-            messages=[*user, _turn(probe, as_string, with_id, flat)],
-            add_generation_prompt=False,
-            **_variables(on, special, tools, extras),
-        )
-        n = common_prefix(out.prompt_on, full, markers)
+        """The assistant turn ``probe`` renders to (RenderError: the template refuses it; a bound hit is
+        the derivation's failure, ProbeError)."""
+        try:
+            full = renderer.render(
+                messages=[*user, _turn(probe, as_string, with_id, flat)],
+                add_generation_prompt=False,
+                **_variables(on, special, tools, extras),
+            )
+            n = common_prefix(out.prompt_on, full, markers)
+        except BoundError as exc:
+            raise ProbeError(str(exc)) from exc
         return full[n:]
+
+    def optional(probe: Probe) -> str | None:
+        """``probe`` in the call shape found, or None when the template refuses it."""
+        try:
+            return generated(probe, out.args_as_string, out.with_ids, out.flat_calls)
+        except RenderError:
+            return None
 
     errors: list[str] = []
     # OpenAI's call shape first; a call without the ``function`` envelope last (Command R+ reads that).
@@ -247,8 +259,6 @@ def run_probes(
     for as_string, with_id, flat in shapes:
         try:
             first = generated(PROBES[2], as_string, with_id, flat)
-        except BoundError as exc:
-            raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             errors.append(str(exc))
             continue
@@ -266,23 +276,11 @@ def run_probes(
             continue
         try:
             out.gen[probe.id] = generated(probe, out.args_as_string, out.with_ids, out.flat_calls)
-        except BoundError as exc:
-            raise ProbeError(str(exc)) from exc
         except RenderError as exc:
             out.failed[probe.id] = str(exc)
-    try:
-        out.escaped = generated(ESCAPED, out.args_as_string, out.with_ids, out.flat_calls)
-    except BoundError as exc:
-        raise ProbeError(str(exc)) from exc
-    except RenderError:
-        out.escaped = None
+    out.escaped = optional(ESCAPED)
     if "zqfirst(" in first:  # a Python call expression: how its string arguments are quoted decides the reading
-        try:
-            out.quoted = generated(QUOTED, out.args_as_string, out.with_ids, out.flat_calls)
-        except BoundError as exc:
-            raise ProbeError(str(exc)) from exc
-        except RenderError:
-            out.quoted = None
+        out.quoted = optional(QUOTED)
     n_on = common_prefix(out.prompt_on, out.prompt_on + out.gen.get("text", ""), markers)
     out.tail_on = out.prompt_on[n_on:]
     # The thinking-off prompt against the thinking-on one: what switching thinking off adds to the prompt.

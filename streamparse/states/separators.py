@@ -123,18 +123,8 @@ class Separators(_Channel):
         return self._reasoning.text(text)
 
     def markup(self) -> None:
-        # ``_Channel.markup`` of both channels, inlined (every call's start runs this): keep in step with it.
-        if self.held and self.join:
-            self._widen(self.held)
-        self.held = ""
-        self.long = self.idle = False
-        self.lead = True
-        reasoning = self._reasoning
-        if reasoning.held and reasoning.join:
-            reasoning._widen(reasoning.held)
-        reasoning.held = ""
-        reasoning.long = reasoning.idle = False
-        reasoning.lead = True
+        super().markup()
+        self._reasoning.markup()
 
     def at_lead(self, reasoning: bool) -> bool:
         """At the start of a segment of that channel (nothing but separators since the last markup)."""
