@@ -75,3 +75,20 @@ def test_a_held_line_past_max_call_chars_is_a_call_too_large_and_the_next_line_i
     assert result.rejected[0].raw == text[:40]
     assert calls(result) == [("get_time", {"tz": "UTC"})]
     assert result.text == "Done."
+
+
+@pytest.mark.parametrize("line_start", ["1", "-", ".", "1."])
+def test_a_line_that_cannot_begin_a_name_is_released_at_once(line_start: str) -> None:
+    """A call line begins with its name: a line whose first character cannot begin one is prose, released with
+    that character instead of held for the word after it (a name's start still waits for its ``(``). A blank
+    is not held for the word either, but may be held as separator whitespace, so it is not asserted here."""
+    from streamparse import StreamParser
+
+    parser = StreamParser(formats=FORMATS)
+    parser.feed("Checking.")
+    parser.feed("\n")
+    released = "".join(getattr(e, "text", "") for e in parser.feed(line_start))
+    assert released.endswith(line_start)
+    waiting = StreamParser(formats=FORMATS)
+    waiting.feed("Checking.\n")
+    assert "".join(getattr(e, "text", "") for e in waiting.feed("get")) == ""  # may still be get(...)

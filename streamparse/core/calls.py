@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import json.scanner
 import logging
+from array import array
 from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from logging import DEBUG
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from pydantic import ValidationError
 
@@ -38,7 +39,7 @@ def _loads(text: str) -> Any:
     return value if end == len(text) else json.loads(text)
 
 
-log = logging.getLogger("streamparse")
+log: Final = logging.getLogger("streamparse")
 
 
 class ToolValidator(Protocol):
@@ -191,6 +192,8 @@ class Candidate:
         if spans and spans[-4] == raw.lit.size and spans[-2] == start and spans[-1] in kinds:
             spans[-2] = args.size  # continues the stretch before it
         elif len(text) >= 32:  # (a stretch of its own costs 32 bytes: short text is kept twice instead)
+            if spans is None:
+                spans = raw.spans = array("q")
             spans.extend((raw.lit.size, start, args.size, kinds[0]))
         else:
             return False

@@ -19,7 +19,7 @@ import logging
 import re
 from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ..errors import ParserClosedError
 from ..events import (
@@ -43,15 +43,15 @@ __all__ = ["Engine", "EngineConfig", "Handler", "MarkerTable", "ScanState", "Sta
 from .output import SEP_WS, TextRelease
 from .parts import FAN
 
-log = logging.getLogger("streamparse")
+log: Final = logging.getLogger("streamparse")
 
 
 # Events of the fast paths are built in place (see streamparse.events: the slots set directly).
-_new = object.__new__
-_set_text = slot_setter(TextDelta, "text")
-_set_index = slot_setter(ToolCallDelta, "index")
-_set_arguments = slot_setter(ToolCallDelta, "arguments")
-_DQ_FULL = DQ_RUN.fullmatch
+_new: Final = object.__new__
+_set_text: Final = slot_setter(TextDelta, "text")
+_set_index: Final = slot_setter(ToolCallDelta, "index")
+_set_arguments: Final = slot_setter(ToolCallDelta, "arguments")
+_DQ_FULL: Final = DQ_RUN.fullmatch
 
 
 class State:
@@ -359,7 +359,8 @@ class Engine(FastPaths):
                         self.pos = len(self.buf)
                         return self.release_text(text)
                 elif type(self.state).fast is not State.fast:  # (a state that can take a whole chunk)
-                    fast = self.state.fast(self, text)
+                    whole: State = self.state
+                    fast = whole.fast(self, text)
                     if fast is not None:
                         self.buf = (self.buf + text)[-CTX:] if n < CTX else text[-CTX:]
                         self.pos = len(self.buf)
@@ -406,8 +407,11 @@ class Engine(FastPaths):
         self.hot = None
         self.hot_special = None
         self.text_search = self.held_scan = self.wait = None
-        while self.state.step(self, final):
+        # (``state`` is typed here, where State is defined, so the compiled build dispatches ``step`` natively)
+        state: State = self.state
+        while state.step(self, final):
             self.wait = None  # (only the step that stops may wait: FastPaths.wait_for)
+            state = self.state
         call = self.call
         if call is not None and call.pending and call.started:
             self._flush_deltas(call)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ..events import Event, TextDelta, slot_setter, tool_call_delta
 from .calls import CallLifecycle
@@ -33,9 +33,9 @@ from .json_reader import DQ_RUN, DQ_SPECIAL
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .scanner import MarkerSet
 
-_new = object.__new__
-_set_text = slot_setter(TextDelta, "text")
-CTX = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
+_new: Final = object.__new__
+_set_text: Final = slot_setter(TextDelta, "text")
+CTX: Final = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
 
 
 def _names_marker(markers: MarkerSet, tail: str) -> bool:
@@ -221,9 +221,14 @@ class FastPaths(CallLifecycle):
             if len(buf) - start >= len(marker) or not buf.startswith(marker[: len(buf) - start], start):
                 return False
         elif type(marker) is MarkerSet:  # a set's marker: a whole one, or text that is none, goes to the state
-            found = marker.match(buf, start)
-            if found is None or found[2] is not None or found[1] != len(buf):
-                return False
+            prefixes = marker.prefixes
+            if prefixes is not None:
+                if buf[start:] not in prefixes:
+                    return False
+            else:
+                found = marker.match(buf, start)
+                if found is None or found[2] is not None or found[1] != len(buf):
+                    return False
         elif marker.fullmatch(buf, start) is None:  # type: ignore[union-attr]  # (a pattern of undecided text)
             return False
         self.buf = buf

@@ -14,41 +14,51 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from typing import Protocol
+from typing import Final, Protocol
 
 # Repair names reported in ToolCall.repairs.
-SINGLE_QUOTES = "single_quotes"
-TRAILING_COMMA = "trailing_comma"
-PYTHON_LITERAL = "python_literal"
-RAW_CONTROL_CHAR = "raw_control_char"
+SINGLE_QUOTES: Final = "single_quotes"
+TRAILING_COMMA: Final = "trailing_comma"
+PYTHON_LITERAL: Final = "python_literal"
+RAW_CONTROL_CHAR: Final = "raw_control_char"
 
-VALUE, KEY, COLON, AFTER, STRING, DONE, ERROR = range(7)
+VALUE: Final = 0
+KEY: Final = 1
+COLON: Final = 2
+AFTER: Final = 3
+STRING: Final = 4
+DONE: Final = 5
+ERROR: Final = 6
 
-_WS = re.compile(r"[ \t\r\n]*")
-_WS_MATCH = _WS.match
-_WS_CHARS = " \t\r\n"
+_WS: Final = re.compile(r"[ \t\r\n]*")
+_WS_MATCH: Final = _WS.match
+_WS_CHARS: Final = " \t\r\n"
 # Characters json.dumps would escape in a string (a text fragment without them is already valid JSON content).
-NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
-DQ_SPECIAL = re.compile(r'[\\"\n\r\t]')
+NEEDS_ESCAPE: Final = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
+DQ_SPECIAL: Final = re.compile(r'[\\"\n\r\t]')
 # A run of double-quoted string content that needs no work: plain characters and complete escapes.
-DQ_RUN = re.compile(r'[^\\"\n\r\t]*(?:\\[^\n\r\t][^\\"\n\r\t]*)*')
-_DQ_MATCH = DQ_RUN.match
-_SQ_SPECIAL = re.compile(r'[\\\'"\n\r\t]')
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-_NUMBER_CHARS = re.compile(r"[-+0-9.eE]*")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-KEY_MAX = 256  # characters of a key kept for the sink
-LITERAL_MAX = 5  # longest bare word that can be a literal (``false``, ``False``)
+DQ_RUN: Final = re.compile(r'[^\\"\n\r\t]*(?:\\[^\n\r\t][^\\"\n\r\t]*)*')
+_DQ_MATCH: Final = DQ_RUN.match
+_SQ_SPECIAL: Final = re.compile(r'[\\\'"\n\r\t]')
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_NUMBER_CHARS: Final = re.compile(r"[-+0-9.eE]*")
+_WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+KEY_MAX: Final = 256  # characters of a key kept for the sink
+LITERAL_MAX: Final = 5  # longest bare word that can be a literal (``false``, ``False``)
 # Longer numbers are rejected rather than held: ``json.loads`` refuses integers past this many digits
 # (sys.int_max_str_digits), and holding an unbounded token would make every feed rescan it.
-NUMBER_MAX = 4300
+NUMBER_MAX: Final = 4300
 # Deeper nesting is malformed: ``json.loads`` cannot load it (RecursionError near 1000 levels), and failing
 # early keeps the container stack, and the work on a hopeless call, bounded.
-DEPTH_MAX = 512
+DEPTH_MAX: Final = 512
 
 
-_LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false", "None": "null"}
-_ESCAPED_CONTROL = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call (0.5 µs of a 1.5 µs dumps; a
+# string skips the encoder entirely): the arguments' JSON text is written this way value by value.
+dump_json: Final = json.JSONEncoder(ensure_ascii=False).encode
+
+_LITERALS: Final = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false", "None": "null"}
+_ESCAPED_CONTROL: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class JsonSink(Protocol):

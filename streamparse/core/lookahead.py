@@ -8,10 +8,10 @@ so a held candidate never grows without limit.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-WS = " \t\r\n"
-LOOKAHEAD = 256  # bound on whitespace / header text examined before deciding
+WS: Final = " \t\r\n"
+LOOKAHEAD: Final = 256  # bound on whitespace / header text examined before deciding
 
 
 def skip_ws(buf: str, i: int, limit: int = LOOKAHEAD) -> int:

@@ -7,13 +7,13 @@ character or marker decides it; the orphan-closer and reasoning-segment rules li
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
 
 from ..events import Event, TextWasReasoning, reasoning_delta, text_delta
 
 __all__ = ["SEP_WS", "TextRelease", "TextOutput"]
 
-SEP_WS = " \t\r\n"  # separator whitespace (exact output): what templates write around markers
+SEP_WS: Final = " \t\r\n"  # separator whitespace (exact output): what templates write around markers
 
 
 class TextRelease(Protocol):

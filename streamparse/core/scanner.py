@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Final
 
-NS_PREFIX = r"[A-Za-z][\w-]{0,31}"
-_NS_SPLIT = re.compile("<(" + NS_PREFIX + "):")
+NS_PREFIX: Final = r"[A-Za-z][\w-]{0,31}"
+_NS_SPLIT: Final = re.compile("<(" + NS_PREFIX + "):")
 
 
 def split_ns(tok: str) -> tuple[str, str] | None:
@@ -53,7 +54,8 @@ def _node_regex(node: _Trie) -> str:
 # candidate characters in C); at the start of the searched string it cannot refuse, so a string searched
 # without the text before it is judged conservatively. START: only before the output's first visible text
 # (``MarkerTable.late`` leaves such markers out once it began).
-WORD, START = "word", "start"
+WORD: Final = "word"
+START: Final = "start"
 
 
 def _word_start(marker: str) -> str:
@@ -72,7 +74,7 @@ class MarkerSet:
     before the other markers starting at the same character.
     """
 
-    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable", "words")
+    __slots__ = ("markers", "_search", "_match", "raw_search", "ns_suffixes", "extendable", "words", "prefixes")
 
     def __init__(self, markers: Iterable[str], ns_suffixes: Iterable[str] = (), words: Iterable[str] = ()) -> None:
         self.markers = frozenset(m for m in markers if m)
@@ -95,6 +97,14 @@ class MarkerSet:
         # the buffer, they may still grow into the longer one, so a scanning state holds them until more
         # input (or the end of the stream) decides, whatever the chunking.
         self.extendable = frozenset(m for m in self.markers if any(o != m and o.startswith(m) for o in self.markers))
+        # What ``match`` calls a held prefix (text at the end of the buffer that only more input decides): a
+        # proper prefix of a marker that is no marker itself (the trie follows the text as far as it goes, and
+        # at its end prefers ``\Z`` to stopping at a whole marker). A marker arriving in pieces is then waited
+        # for with one set lookup a chunk instead of a match (FastPaths._still_waiting). Not for word starts
+        # (a look-behind) or namespaces (any prefix): those keep the match.
+        self.prefixes: frozenset[str] | None = None
+        if not self.words and not self.ns_suffixes:
+            self.prefixes = frozenset(m[:k] for m in self.markers for k in range(1, len(m))) - self.markers
 
     def match(self, buf: str, pos: int) -> tuple[int, int, str | None] | None:
         """Like :meth:`search`, anchored at ``pos``: a state that only accepts a marker right here must not
@@ -128,13 +138,14 @@ class MarkerSet:
         if m is None:
             return None
         tok = m.group()
+        start, end = m.span()  # (one call on the match, not two: this runs for every marker found)
         if tok in self.markers:
-            return m.start(), m.end(), tok
+            return start, end, tok
         if self.ns_suffixes:
             parts = split_ns(tok)
             if parts is not None and parts[1] in self.ns_suffixes:
-                return m.start(), m.end(), tok
-        return m.start(), m.end(), None
+                return start, end, tok
+        return start, end, None
 
 
 @lru_cache(maxsize=512)

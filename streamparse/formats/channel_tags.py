@@ -12,12 +12,12 @@ reads each of them (tests/integrations/test_structural_tags.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
-SEPARATOR = "<|start|>assistant"
-CALL_END = "<|call|>"
-MESSAGE_END = ["<|end|>", "<|return|>"]
-HEADERS = (
+SEPARATOR: Final = "<|start|>assistant"
+CALL_END: Final = "<|call|>"
+MESSAGE_END: Final = ["<|end|>", "<|return|>"]
+HEADERS: Final = (
     "<|channel|>commentary to=functions.{} <|constrain|>json<|message|>",
     " to=functions.{}<|channel|>commentary <|constrain|>json<|message|>",
     " to=functions.{}<|channel|>commentary json<|message|>",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from ..core.engine import Engine, Handler, State
 from ..core.lookahead import LOOKAHEAD, after_ws, blanks_then_prefix, read_header, starts_or_prefix
@@ -46,8 +46,8 @@ Match: TypeAlias = re.Match[str] | None | Literal[False]
 
 __all__ = ["compile_declaration", "describe_markup", "header_pattern", "attribute_pattern"]
 
-_NAME_CHARS = r"[^\s<>\"'=]{1,200}"
-_ATTRS = r"""(?:\s+[\w.:\-]{1,64}\s*=\s*(?:"[^"<>\n]{0,400}"|'[^'<>\n]{0,400}'))*"""
+_NAME_CHARS: Final = r"[^\s<>\"'=]{1,200}"
+_ATTRS: Final = r"""(?:\s+[\w.:\-]{1,64}\s*=\s*(?:"[^"<>\n]{0,400}"|'[^'<>\n]{0,400}'))*"""
 
 
 def header_pattern(name: HeaderName, id_end: str | None = None) -> re.Pattern[str]:
@@ -271,7 +271,7 @@ def _read_to_any(buf: str, i: int, ends: tuple[str, ...], pattern: re.Pattern[st
     return m if m is not None else False
 
 
-_NAME_BLANK_REST = re.compile(r"\S+\s+(\S*)")
+_NAME_BLANK_REST: Final = re.compile(r"\S+\s+(\S*)")
 
 
 def _header_prefix(buf: str, e: int, attributes: bool, ends: tuple[str, ...] = ()) -> bool:

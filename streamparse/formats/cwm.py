@@ -9,22 +9,24 @@ is a small handler: it decides on the header within the look-ahead, then streams
 
 from __future__ import annotations
 
-import json
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
+from ..core.json_reader import dump_json
 from ..core.lookahead import LOOKAHEAD, WS, skip_ws, starts_or_prefix
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
 from .base import FormatSpec, Wiring
 from .openers import Decision
 
-OPEN, CLOSE = "<tool:", "</tool>"
-_FMT = "cwm"
+OPEN: Final = "<tool:"
+CLOSE: Final = "</tool>"
+_FMT: Final = "cwm"
 # ``<tool:`` + a label; a ``>`` after it closes the header, anything else makes the label the tool's name.
-_HEADER = re.compile(r"[ \t]*(?P<label>[^\s<>]{1,64})[ \t]*(?P<gt>>)?")
+_HEADER: Final = re.compile(r"[ \t]*(?P<label>[^\s<>]{1,64})[ \t]*(?P<gt>>)?")
 # The tool's name: the first word of the body.
-_NAME = re.compile(r"\s{0,64}(?P<name>[^\s<>]{1,200})")
+_NAME: Final = re.compile(r"\s{0,64}(?P<name>[^\s<>]{1,200})")
 
 
 def _undecided(e: int, end: int) -> Decision:
@@ -118,14 +120,14 @@ class _Command(State):
         kept = text.rstrip()
         self.held = text[len(kept) :]
         if kept:
-            eng.args(json.dumps(kept, ensure_ascii=False)[1:-1])
+            eng.args(dump_json(kept)[1:-1])
 
 
 def wire_cwm(w: Wiring) -> None:
     w.on(OPEN, cwm_open)
 
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         _FMT,
         "CWM (Meta Code World Model)",

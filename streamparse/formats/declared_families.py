@@ -9,6 +9,7 @@ schema validation, fail closed, snapshots.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from .base import FormatSpec, Wiring
 from .compiler import compile_declaration
@@ -27,13 +28,15 @@ from .declaration import (
 )
 from .tagged import glm_style_open, glm_syntax
 
-_O, _C, _S = "<|open|>", "<|close|>", "<|sep|>"
+_O: Final = "<|open|>"
+_C: Final = "<|close|>"
+_S: Final = "<|sep|>"
 
 # Kimi K3 "XTML": channels and elements framed by <|open|>NAME attrs<|sep|> ... <|close|>NAME<|sep|>.
 # Attribute values are XML-escaped (& and "), argument bodies are raw; type="string" is text, any other
 # type JSON; arguments the client sent as a JSON string are one json element instead. The prompt opens
 # the think channel when thinking is on, the response channel when it is off.
-KIMI_K3 = Declaration(
+KIMI_K3: Final = Declaration(
     "kimi_k3",
     Call(
         f"{_O}call",
@@ -64,7 +67,7 @@ KIMI_K3 = Declaration(
 # GigaChat 3 / 3.1: one call as a "function call" role message holding a JSON object; 3.1 also writes
 # <|function_call|> before the object. <|message_sep|> ends every role message; the templates (3, 3.1, 3.5)
 # write it with a blank line after it, which is layout, not content.
-GIGACHAT3 = Declaration(
+GIGACHAT3: Final = Declaration(
     "gigachat3",
     Call("function call<|role_sep|>", None, JsonName(alt_arguments_fields=()), also_open=("<|function_call|>",)),
     control_tokens=("<|message_sep|>\n\n", "<|message_sep|>"),
@@ -73,8 +76,8 @@ GIGACHAT3 = Declaration(
 )
 
 # GigaChat 3.5 "GCML": DSML-like elements with string="true|false" typing, values written verbatim.
-_G = "<｜GCML｜"
-GIGACHAT35 = Declaration(
+_G: Final = "<｜GCML｜"
+GIGACHAT35: Final = Declaration(
     "gigachat35",
     Call(
         f"{_G}invoke",
@@ -96,7 +99,7 @@ GIGACHAT35 = Declaration(
 )
 
 # Apertus: a JSON list of {"NAME": ARGS} objects between special tokens; reasoning in the inner channel.
-APERTUS = Declaration(
+APERTUS: Final = Declaration(
     "apertus",
     Call("", None, JsonName(list=True, name_is_key=True)),
     section=Section("<|tools_prefix|>", "<|tools_suffix|>"),
@@ -121,8 +124,8 @@ def _hy_call(end: str, name: HeaderName) -> Call:
 
 
 # Tencent Hy3: key/value markers with the ":opensource" token suffix.
-_HY = ":opensource>"
-HY3 = Declaration(
+_HY: Final = ":opensource>"
+HY3: Final = Declaration(
     "hy3",
     _hy_call(_HY, HeaderName("<tool_sep" + _HY)),
     section=Section("<tool_calls" + _HY, "</tool_calls" + _HY),
@@ -134,7 +137,7 @@ HY3 = Declaration(
 
 # Hy3 whose tokenizer has no token suffix (vLLM's tests of tencent/Hy3-preview): the same markup without
 # ":opensource". Its <tool_call> and <tool_calls> are other families' openers, so it is active where named.
-HY3_PLAIN = Declaration(
+HY3_PLAIN: Final = Declaration(
     "hy3_plain",
     _hy_call(">", HeaderName("<tool_sep>")),
     section=Section("<tool_calls>", "</tool_calls>"),
@@ -160,11 +163,11 @@ def hy4_declaration(suffix: str = ":opensource", name: str = "hy4") -> Declarati
     )
 
 
-HY4 = hy4_declaration()
-HY4_PLAIN = hy4_declaration("", "hy4_plain")
+HY4: Final = hy4_declaration()
+HY4_PLAIN: Final = hy4_declaration("", "hy4_plain")
 
 # Solar Open: <|tool_calls|> then per call an id, the name and JSON arguments between tokens.
-SOLAR_OPEN = Declaration(
+SOLAR_OPEN: Final = Declaration(
     "solar_open",
     Call(
         "<|tool_call:begin|>",
@@ -186,7 +189,7 @@ SOLAR_OPEN = Declaration(
 # ended by <|im:end|> (vLLM's solar_open2 parser and its tests; no chat template of the model could be read).
 # The template opens the think block for reasoning effort medium / high and pre-closes it otherwise: told
 # nothing, the output starts as text and the orphan <|think:end|> moves what came before it to reasoning.
-SOLAR_OPEN2 = Declaration(
+SOLAR_OPEN2: Final = Declaration(
     "solar_open2",
     Call(
         "<|tool_call:start|>",
@@ -205,7 +208,7 @@ SOLAR_OPEN2 = Declaration(
 # LongCat-Flash: hermes-style JSON objects in their own tags. Its models also write the body GLM-4.5's way
 # (`NAME<longcat_arg_key>K</longcat_arg_key><longcat_arg_value>V</longcat_arg_value>`, public bug reports): a
 # second handler of the same opener (tagged.glm_style_open) reads that form, declining a JSON body.
-LONGCAT = Declaration(
+LONGCAT: Final = Declaration(
     "longcat",
     Call("<longcat_tool_call>", "</longcat_tool_call>", JsonName()),
     # vLLM's longcat reasoning parser: the thinking-mode prompt ends with <longcat_think>.
@@ -217,7 +220,7 @@ LONGCAT = Declaration(
 # MiniCPM5: <function name="NAME"><param name="K">V</param></function>; the template writes each value with
 # Jinja's `~` (Python's str: True, {'a': 1}), read back by the schema; values are trimmed (vLLM strips them,
 # CDATA's inner text included); a CDATA section's text is the value, markup inside it is text.
-MINICPM5 = Declaration(
+MINICPM5: Final = Declaration(
     "minicpm5",
     Call(
         "<function",
@@ -235,8 +238,8 @@ MINICPM5 = Declaration(
 # <｜tool_call_begin｜>, optionally `function<｜tool_sep｜>NAME` (noise: the invoke names the tool), the invoke,
 # <｜tool_call_end｜>, and <｜tool_sep｜> between calls (vLLM's tests write all of these). Values sit inline
 # between the tags, so their whitespace is data (vLLM keeps it); non-string values are typed by the schema.
-_STEP3_FRAMING = ("<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>")
-STEP3 = Declaration(
+_STEP3_FRAMING: Final = ("<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>")
+STEP3: Final = Declaration(
     "step3",
     Call(
         "<steptml:invoke",
@@ -272,7 +275,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
     STEP3,
 )
 
-LONGCAT_KEY_VALUE = glm_syntax("longcat_arg_key", "longcat_arg_value", "</longcat_tool_call>")
+LONGCAT_KEY_VALUE: Final = glm_syntax("longcat_arg_key", "longcat_arg_value", "</longcat_tool_call>")
 
 
 def _with_key_value_body(spec: FormatSpec) -> FormatSpec:
@@ -293,7 +296,7 @@ def _with_key_value_body(spec: FormatSpec) -> FormatSpec:
 
 # Hy3 and HY v4 share their call opener (with the same suffix): each reads the other's calls where its own
 # shape declines, so a section opened by either holds both.
-_SHARED_OPENER = {HY3: (HY4,), HY4: (HY3,), HY3_PLAIN: (HY4_PLAIN,), HY4_PLAIN: (HY3_PLAIN,)}
+_SHARED_OPENER: Final = {HY3: (HY4,), HY4: (HY3,), HY3_PLAIN: (HY4_PLAIN,), HY4_PLAIN: (HY3_PLAIN,)}
 SPECS: list[FormatSpec] = [
     _with_key_value_body(compile_declaration(d)) if d is LONGCAT else compile_declaration(d, _SHARED_OPENER.get(d, ()))
     for d in DECLARATIONS

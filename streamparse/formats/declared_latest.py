@@ -8,6 +8,7 @@ docs/FORMATS.md says per family what could be read of the model's own template.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from .base import FormatSpec, Wiring
 from .compiler import compile_declaration
@@ -17,7 +18,7 @@ from .declaration import Call, Declaration, HeaderName, JsonName, TaggedArgs, Va
 # `<tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n...</tool_call>`, GLM's element with each
 # value written as JSON (strings quoted); a value that is not JSON is the text itself, typed by the schema,
 # as vLLM keeps it. `<|im_end|>` ends the turn. <tool_call> is hermes's opener: active where named.
-HYPERCLOVAX_SEED_THINK = Declaration(
+HYPERCLOVAX_SEED_THINK: Final = Declaration(
     "hyperclovax_seed_think",
     Call(
         "<tool_call>",
@@ -39,7 +40,7 @@ HYPERCLOVAX_SEED_THINK = Declaration(
 # HyperCLOVAX-SEED-Think-14B (vLLM's hyperclovax_seed_think_14b parser): the calls are a JSON list in an
 # assistant message of their own, `<|im_start|>assistant -> tool/function_call\n[{"name": ..., "arguments":
 # ...}]<|im_end|>` (`parameters` is read too). The list ends the call; the turn's markers are markup.
-HYPERCLOVAX_SEED_THINK_14B = Declaration(
+HYPERCLOVAX_SEED_THINK_14B: Final = Declaration(
     "hyperclovax_seed_think_14b",
     Call("-> tool/function_call\n", None, JsonName(list=True)),
     control_tokens=("<|im_end|>", "<|im_start|>assistant"),
@@ -50,7 +51,7 @@ HYPERCLOVAX_SEED_THINK_14B = Declaration(
 # Qwen2.5-Coder (vLLM's qwen25_coder and qwen2_5_coder parsers): `<tools>` + a call object, or a JSON list of
 # them, + `</tools>`; blocks may follow each other. The tag also names the tool list in system prompts: active
 # where named (presets), not in auto.
-QWEN25_CODER = Declaration(
+QWEN25_CODER: Final = Declaration(
     "qwen25_coder",
     Call("<tools>", "</tools>", JsonName()),
     models="Qwen2.5-Coder",
@@ -59,7 +60,7 @@ QWEN25_CODER = Declaration(
 
 # RWKV (vLLM's rwkv parser): a `**Tool Call:**` label, then the call object in a ```json fence. The label is
 # markdown prose could hold: active where named (presets), not in auto.
-RWKV = Declaration(
+RWKV: Final = Declaration(
     "rwkv",
     Call("**Tool Call:**", None, JsonName()),
     models="RWKV-7 (G1)",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Final
 
 from ..core.engine import Engine, Handler
 from ..core.lookahead import LOOKAHEAD, starts_or_prefix
@@ -21,7 +22,7 @@ from .tagged import GLM_SYNTAX, glm_style_open
 # </ifm|arg_value></ifm|tool_call> (the default xml dialect); values sit inline, so their whitespace is data,
 # typed by the schema. The json dialect writes {"name": ..., "arguments": ...} (or a list of them) in the same
 # element: a second handler of the opener reads it. Reasoning (<ifm|think>, _fast, _faster) is built in.
-K2_HORIZON = Declaration(
+K2_HORIZON: Final = Declaration(
     "k2_horizon",
     Call(
         "<ifm|tool_call>",
@@ -44,9 +45,9 @@ K2_HORIZON = Declaration(
 # K2 V3 (SGLang's k2_v3 detector): K2 Horizon's calls, where an `<ifm|arg_type>T</ifm|arg_type>` may stand
 # between a key and its value and types it (`string` keeps the text raw, any other type reads it as JSON).
 # vLLM's k2_horizon xml dialect refuses that element (its tests), so it is a format of its own, named only.
-_K2_ARGS = K2_HORIZON.call.arguments
+_K2_ARGS: Final = K2_HORIZON.call.arguments
 assert isinstance(_K2_ARGS, TaggedArgs)
-K2_V3 = replace(
+K2_V3: Final = replace(
     K2_HORIZON,
     name="k2_v3",
     call=replace(
@@ -61,7 +62,7 @@ K2_V3 = replace(
 # values are stripped and typed by the schema (SGLang's and vLLM's dots parsers), which also read a JSON call
 # object in the block (a second handler of its opener). Its <invoke> is MiniMax's opener too: active where
 # named (presets), not in auto.
-DOTS = Declaration(
+DOTS: Final = Declaration(
     "dots",
     Call(
         "<invoke",
@@ -77,7 +78,7 @@ DOTS = Declaration(
 
 # Granite 20B function calling: each call is `<function_call> ` and a JSON call object, no closer (vLLM's
 # granite-20b-fc parser and its tests). <function_call> also wraps other models' JSON: active where named.
-GRANITE_20B_FC = Declaration(
+GRANITE_20B_FC: Final = Declaration(
     "granite_20b_fc",
     Call("<function_call>", None, JsonName()),
     models="Granite 20B function calling (IBM)",
@@ -87,7 +88,7 @@ GRANITE_20B_FC = Declaration(
 # ERNIE 4.5 (thinking): `<think>...</think>` then the answer in `<response>...</response>` (vLLM's ernie45
 # reasoning parser), calls hermes-style in <tool_call>. The response tags are markup; `<tool_call>` is
 # hermes's opener: active where named (the ERNIE preset names hermes first, which reads the calls).
-ERNIE45 = Declaration(
+ERNIE45: Final = Declaration(
     "ernie45",
     Call("<tool_call>", "</tool_call>", JsonName()),
     content=Wrapper("<response>", "</response>"),
@@ -100,8 +101,10 @@ ERNIE45 = Declaration(
 # markup: a handler of <|message_model|> (a control token otherwise) reads it; where inkling is named, so does
 # one at the output start, for a prompt that ends with <|message_model|>. The header's name is not checked
 # against the payload's (SGLang drops a mismatch). Reasoning and text blocks are built in (states/text.py).
-_INK_OPEN, _INK_CLOSE, _INK_MESSAGE = "<|content_invoke_tool_json|>", "<|end_message|>", "<|message_model|>"
-INKLING = Declaration(
+_INK_OPEN: Final = "<|content_invoke_tool_json|>"
+_INK_CLOSE: Final = "<|end_message|>"
+_INK_MESSAGE: Final = "<|message_model|>"
+INKLING: Final = Declaration(
     "inkling",
     Call(_INK_OPEN, _INK_CLOSE, _INK_CALL := JsonName(arguments_field="args", alt_arguments_fields=())),
     models="Inkling",
@@ -122,15 +125,15 @@ def _iquest(name: str, tag: str, models: str) -> Declaration:
 
 # IQuest Q1 (SGLang's iquest_q1 detector) and iQuest Coder V2 (vLLM's iquest_coder_v2 parser; V1 writes
 # Qwen3-Coder's XML) differ only in the element's tag.
-IQUEST_Q1 = _iquest("iquest_q1", "iquest_tool_call", "IQuest Q1 (IQuestLab)")
-IQUEST_CODER_V2 = _iquest("iquest_coder_v2", "iquestcoder_tool_call", "iQuest Coder V2 (IQuestLab)")
+IQUEST_Q1: Final = _iquest("iquest_q1", "iquest_tool_call", "IQuest Q1 (IQuestLab)")
+IQUEST_CODER_V2: Final = _iquest("iquest_coder_v2", "iquestcoder_tool_call", "iQuest Coder V2 (IQuestLab)")
 
 # TeleChat4 / XingChen4: hermes's <tool_call> JSON, or `<tool_call>NAME<param_key>K</param_key><param_value>V
 # </param_value>...</tool_call>` (SGLang's and vLLM's telechat4 and xingchen4 parsers, all alike): values are
 # trimmed and typed by the schema. The JSON body is hermes's (its presets name hermes too); a name followed by
 # the arguments' JSON object (`NAME{...}`) is read by a second handler of the opener (the same declaration with
 # JSON arguments). <tool_call> is hermes's opener: active where named.
-TELECHAT4 = Declaration(
+TELECHAT4: Final = Declaration(
     "telechat4",
     Call(
         "<tool_call>",
@@ -151,7 +154,7 @@ TELECHAT4 = Declaration(
 # GLM-5.3-Flash (SGLang's glm53_flash detector): `<tool_call>NAME>{...}` with no closer, the object ends the
 # call and a `</tool_call>` after it is markup; or glm45's <arg_key>/<arg_value> call, which a handler of the
 # same opener reads (glm45's own, under this format's name). <tool_call> is hermes's: active where named.
-GLM53_FLASH = Declaration(
+GLM53_FLASH: Final = Declaration(
     "glm53_flash",
     Call("<tool_call>", None, HeaderName(">"), JsonArgs()),
     control_tokens=("</tool_call>",),
@@ -164,8 +167,8 @@ GLM53_FLASH = Declaration(
 # `<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>` up to
 # `<|plamo:end_tool_arguments:plamo|>` + `<|plamo:end_tool_request:plamo|>` (vLLM's plamo3 parser; SGLang's also
 # reads the arguments without the constrain/msg markers). Reasoning is built in (states/text.py).
-_PLAMO = "<|plamo:{}:plamo|>".format
-PLAMO3 = Declaration(
+_PLAMO: Final = "<|plamo:{}:plamo|>".format
+PLAMO3: Final = Declaration(
     "plamo3",
     Call(
         _PLAMO("begin_tool_request"),
@@ -193,7 +196,7 @@ DECLARATIONS: tuple[Declaration, ...] = (
     PLAMO3,
 )
 
-_INK_NAME = re.compile(r"[A-Za-z0-9_.\-:/]{0,200}")
+_INK_NAME: Final = re.compile(r"[A-Za-z0-9_.\-:/]{0,200}")
 
 
 def _inkling_header(json_call: Handler) -> Handler:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
 from ..core.json_reader import DONE, ERROR, JsonReader
@@ -15,7 +16,7 @@ from ..rejections import Reason
 from ..states.call_fields import CallExtractor
 from .shape import INVALID, load_json
 
-_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}|.|\Z)", re.S)
+_ESCAPE: Final = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}|.|\Z)", re.S)
 
 
 def _safe_cut(s: str) -> int:

@@ -17,6 +17,7 @@ filter released. ``StreamParser(escaped_newlines=True)`` uses it; the MiniCPM-V 
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..events import Event, ReasoningDelta, TextDelta, TextWasReasoning
 from ..states.separators import Separators
@@ -24,9 +25,9 @@ from ..states.separators import Separators
 __all__ = ["EscapedNewlines", "Unescaper"]
 
 # What opens a span left as written, longest first, and what closes it.
-_SPANS = (("```", "```"), ("`", "`"), ("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
-_NEWLINES = ("\\r\\n", "\\n", "\\r")
-_SPECIAL = re.compile(r"[\\`$]")
+_SPANS: Final = (("```", "```"), ("`", "`"), ("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+_NEWLINES: Final = ("\\r\\n", "\\n", "\\r")
+_SPECIAL: Final = re.compile(r"[\\`$]")
 
 
 class Unescaper:

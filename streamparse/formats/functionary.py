@@ -3,10 +3,11 @@ arguments, ``python`` takes raw code. A call ends where the next recipient or th
 
 from __future__ import annotations
 
-import json
 import re
+from typing import Final
 
 from ..core.engine import Engine, MarkerTable, State
+from ..core.json_reader import dump_json
 from ..core.lookahead import after_ws, skip_ws
 from ..rejections import Reason
 from ..states.json_body import JsonArgsState
@@ -15,10 +16,10 @@ from .openers import NAME_MAX, Decision
 
 # -- functionary_v3 ---------------------------------------------------------------------------------------
 
-RECIPIENT_MARK = ">>>"
-_RECIPIENT = re.compile(r"[A-Za-z_][\w.\-]{0,199}")
-_MESSAGE_ENDS = ("<|eot_id|>", "<|eom_id|>")
-_CODE_END = MarkerTable({RECIPIENT_MARK: [], **{t: [] for t in _MESSAGE_ENDS}})
+RECIPIENT_MARK: Final = ">>>"
+_RECIPIENT: Final = re.compile(r"[A-Za-z_][\w.\-]{0,199}")
+_MESSAGE_ENDS: Final = ("<|eot_id|>", "<|eom_id|>")
+_CODE_END: Final = MarkerTable({RECIPIENT_MARK: [], **{t: [] for t in _MESSAGE_ENDS}})
 
 
 def _recipient(buf: str, e: int, final: bool) -> re.Match[str] | bool | None:
@@ -65,7 +66,7 @@ class CodeBodyState(State):
     @staticmethod
     def _write(eng: Engine, text: str) -> None:
         if text:
-            eng.args(json.dumps(text, ensure_ascii=False)[1:-1])
+            eng.args(dump_json(text)[1:-1])
 
     @staticmethod
     def _finish(eng: Engine) -> None:
@@ -156,9 +157,9 @@ def wire_functionary_v3(w: Wiring) -> None:
 
 # -- catalog -------------------------------------------------------------------------------------
 
-_ARGS = '{"minutes": 15}'
+_ARGS: Final = '{"minutes": 15}'
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         "functionary_v3",
         "functionary v3.2 (meetkai/functionary-small-v3.2, -medium-v3.2)",

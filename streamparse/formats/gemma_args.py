@@ -13,23 +13,26 @@ from __future__ import annotations
 import math
 import re
 from json.encoder import encode_basestring  # the C string escaper json.dumps(ensure_ascii=False) uses
+from typing import Final
 
 from .pyliteral import MAX_DEPTH, MAX_INT_DIGITS
 
-GEMMA4_STRING_DELIM = '<|"|>'
-FUNCTIONGEMMA_STRING_DELIM = "<escape>"
+GEMMA4_STRING_DELIM: Final = '<|"|>'
+FUNCTIONGEMMA_STRING_DELIM: Final = "<escape>"
 
 # A bare word runs to whitespace, punctuation or the start of a delimiter (``<``) / a stray quote.
-_WORD = re.compile(r'[^\s:,{}\[\]<"]++')
+_WORD: Final = re.compile(r'[^\s:,{}\[\]<"]++')
 # A bare key runs to its colon: the template prints keys as they are (``{{ key }}:``), spaces included.
-_KEY_WORD = re.compile(r'[^:,{}\[\]<"\n]++')
-_SPACE = re.compile(r"\s*+")
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?P<frac>\.[0-9]++)?(?P<exp>[eE][+-]?[0-9]++)?")
+_KEY_WORD: Final = re.compile(r'[^:,{}\[\]<"\n]++')
+_SPACE: Final = re.compile(r"\s*+")
+_JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*+)(?P<frac>\.[0-9]++)?(?P<exp>[eE][+-]?[0-9]++)?")
 # Gemma 4's chat template prints a Python ``None`` / ``True`` / ``False`` argument as such, so a model
 # trained on it writes them too: read as JSON's null / true / false.
-_LITERALS = {"true": "true", "false": "false", "null": "null", "None": "null", "True": "true", "False": "false"}
+_LITERALS: Final = {"true": "true", "false": "false", "null": "null", "None": "null", "True": "true", "False": "false"}
 
-_KEY, _VALUE, _AFTER = 0, 1, 2
+_KEY: Final = 0
+_VALUE: Final = 1
+_AFTER: Final = 2
 
 
 def _check_delim(string_delim: str) -> None:
@@ -145,7 +148,7 @@ def gemma_args_to_json(text: str, string_delim: str = GEMMA4_STRING_DELIM) -> st
         state, closable = _AFTER, False
 
 
-_BRACKETS = {"{": "}", "[": "]"}
+_BRACKETS: Final = {"{": "}", "[": "]"}
 
 
 class GemmaArgsTracker:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, skip_ws, starts_or_prefix
@@ -12,9 +13,11 @@ from .gemma_args import GemmaArgsTracker, gemma_args_to_json
 from .pythonic import feed_tracker
 
 # Gemma 4: another ``call:NAME{`` may follow a call inside the same wrapper.
-GEMMA_HEAD = re.compile(r"call:(?P<name>[^\s{}<>:,]{1,200})\{")
-_MAYBE_GEMMA_HEAD = re.compile(r"c(?:a(?:l(?:l(?::[^\s{}<>:,]*)?)?)?)?")
-_BODY, _AFTER, _RECOVER = range(3)
+GEMMA_HEAD: Final = re.compile(r"call:(?P<name>[^\s{}<>:,]{1,200})\{")
+_MAYBE_GEMMA_HEAD: Final = re.compile(r"c(?:a(?:l(?:l(?::[^\s{}<>:,]*)?)?)?)?")
+_BODY: Final = 0
+_AFTER: Final = 1
+_RECOVER: Final = 2
 
 
 class GemmaCallState(State):

@@ -9,19 +9,20 @@ call. The call text is read by pythonic's tracker and reader (:mod:`.pythonic`, 
 
 from __future__ import annotations
 
-import json
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
 from ..rejections import Reason
 from .base import FormatSpec, Wiring
 from .openers import Decision
 from .pyliteral import PyCallTracker
-from .pyrequote import read_call
+from .pyrequote import read_call_json
 from .pythonic import HEAD_UNDECIDED, _ends_line, feed_tracker, match_head
 
-_FMT = "granite_pythonic"
-_BODY, _AFTER = range(2)
+_FMT: Final = "granite_pythonic"
+_BODY: Final = 0
+_AFTER: Final = 1
 
 
 class _LineCall(State):
@@ -62,10 +63,9 @@ class _LineCall(State):
             if end is None:
                 return False
             try:
-                name, args = read_call("".join(self.parts))
+                self.done = read_call_json("".join(self.parts))
             except ValueError:
                 return self._decline(eng)
-            self.done = (name, json.dumps(args, ensure_ascii=False))
             self.phase = _AFTER
             return True
         ends = _ends_line(buf, pos, final)
@@ -138,7 +138,7 @@ def wire_granite_pythonic(w: Wiring) -> None:
     w.start.append(_at_start)
 
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         _FMT,
         "Granite 3.3, Granite 4.0-H-Small (with vLLM's granite tool template)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, word_char
@@ -21,7 +22,7 @@ def wire_hermes(w: Wiring) -> None:
     w.start.append(wrapped_call)  # the wrappers llama.cpp tolerates, at the output start (formats/wrappers.py)
 
 
-FUNCTION_NAME = re.compile(r"(?P<name>[^\s<>=]{1,200})>")
+FUNCTION_NAME: Final = re.compile(r"(?P<name>[^\s<>=]{1,200})>")
 
 
 def wire_function_tag(w: Wiring) -> None:
@@ -69,7 +70,7 @@ def wire_nemotron(w: Wiring) -> None:
     w.on("<TOOLCALL>", json_call("nemotron", ("</TOOLCALL>",), lists=True, several=True))
 
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         "hermes",
         "Qwen2.5, Qwen3, QwQ, Hermes 2 Pro / 3, ERNIE 4.5, Granite 4, most fine-tunes",

@@ -7,16 +7,17 @@ is written to the arguments JSON as soon as its value is complete.
 
 from __future__ import annotations
 
-import json
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
+from ..core.json_reader import dump_json
 from ..rejections import Reason
 from ..states.coerce import coerce_text_value
 
-_BLANK = " \t\r"
-_QUOTED_STOP = re.compile(r'["\\\n]')
-_BARE_STOP = re.compile(r"[ \t\r\n]")
+_BLANK: Final = " \t\r"
+_QUOTED_STOP: Final = re.compile(r'["\\\n]')
+_BARE_STOP: Final = re.compile(r"[ \t\r\n]")
 
 
 class KeyValueState(State):
@@ -127,7 +128,7 @@ class KeyValueState(State):
         value = coerce_text_value(text, schema)
         prefix = "{" if self.npairs == 0 else ", "
         self.npairs += 1
-        eng.args(prefix + json.dumps(self.key, ensure_ascii=False) + ": " + json.dumps(value, ensure_ascii=False))
+        eng.args(prefix + dump_json(self.key) + ": " + dump_json(value))
 
     def _end(self, eng: Engine, end: int) -> None:
         call = eng.call

@@ -13,6 +13,7 @@ text: those tokens do not occur in prose.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, MarkerTable, ScanState
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, skip_ws, starts_or_prefix, word_char
@@ -35,8 +36,8 @@ from .openers import (
 
 # -- llama3_json (marked form) --------------------------------------------------------------------------
 
-PYTHON_TAG = "<|python_tag|>"
-LLAMA_ENDS = ("<|eom_id|>", "<|eot_id|>")
+PYTHON_TAG: Final = "<|python_tag|>"
+LLAMA_ENDS: Final = ("<|eom_id|>", "<|eot_id|>")
 
 
 def _llama_object(eng: Engine, s: int, e: int, final: bool) -> bool:
@@ -44,11 +45,11 @@ def _llama_object(eng: Engine, s: int, e: int, final: bool) -> bool:
 
 
 # After `<|python_tag|>`: call objects separated by `;`, closed by the end-of-message token.
-_LLAMA_BLOCK = block_table({"{": _llama_object, ";": drop}, LLAMA_ENDS)
+_LLAMA_BLOCK: Final = block_table({"{": _llama_object, ";": drop}, LLAMA_ENDS)
 
 
 # ``<|python_tag|>`` then JSON call objects; built-in tool calls (``brave_search.call(...)``) are text.
-python_tag = objects_section("llama3_json", _LLAMA_BLOCK, token=True)
+python_tag: Final = objects_section("llama3_json", _LLAMA_BLOCK, token=True)
 
 
 def wire_llama3_json_marked(w: Wiring) -> None:
@@ -58,8 +59,8 @@ def wire_llama3_json_marked(w: Wiring) -> None:
 
 # -- mistral ----------------------------------------------------------------------------------------------
 
-TOOL_CALLS = "[TOOL_CALLS]"
-_CALL_ID = re.compile(r"[^\[\]\s{}]{1,200}")
+TOOL_CALLS: Final = "[TOOL_CALLS]"
+_CALL_ID: Final = re.compile(r"[^\[\]\s{}]{1,200}")
 
 
 def _proper_prefixes(word: str) -> str:
@@ -72,10 +73,10 @@ def _proper_prefixes(word: str) -> str:
 # an id (then a prefix of ``[ARGS]``), or ``[ARGS]`` and blanks, each within the bounds the reader checks
 # (LOOKAHEAD blanks, NAME_MAX name characters, 200 id characters). While the held text stays so, the engine
 # keeps the chunks (FastPaths.wait_for) instead of running the handler once per piece of the header.
-_B = r"[ \t\r\n]"  # (lookahead.WS, what skip_ws skips)
-_ARGS_PREFIX = _proper_prefixes("[ARGS]")
-_ID = r"[^\[\]\s{}]"  # (an id's character: _CALL_ID's)
-_MISTRAL_UNDECIDED = re.compile(
+_B: Final = r"[ \t\r\n]"  # (lookahead.WS, what skip_ws skips)
+_ARGS_PREFIX: Final = _proper_prefixes("[ARGS]")
+_ID: Final = r"[^\[\]\s{}]"  # (an id's character: _CALL_ID's)
+_MISTRAL_UNDECIDED: Final = re.compile(
     rf"{_B}{{0,{LOOKAHEAD - 1}}}(?:\w[\w.\-]{{0,{NAME_MAX - 2}}}(?:"
     rf"|{_B}{{1,{LOOKAHEAD - 1}}}|{_proper_prefixes('[CALL_ID]')}|{_ARGS_PREFIX}"
     rf"|\[CALL_ID\](?:{_ID}{{0,200}}|{_ID}{{1,200}}(?:{_ARGS_PREFIX}|\[ARGS\]{_B}{{0,{LOOKAHEAD - 1}}}))"
@@ -153,7 +154,7 @@ def wire_mistral(w: Wiring) -> None:
 
 # -- granite ----------------------------------------------------------------------------------------------
 
-GRANITE_TOKEN = "<|tool_call|>"
+GRANITE_TOKEN: Final = "<|tool_call|>"
 
 
 def granite_token(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -214,7 +215,7 @@ def wire_granite(w: Wiring) -> None:
 
 # -- phi4_mini --------------------------------------------------------------------------------------------
 
-FUNCTOOLS = "functools["
+FUNCTOOLS: Final = "functools["
 
 
 def functools_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -232,7 +233,8 @@ def functools_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
-PHI4_CALL, PHI4_CALL_END = "<|tool_call|>", "<|/tool_call|>"
+PHI4_CALL: Final = "<|tool_call|>"
+PHI4_CALL_END: Final = "<|/tool_call|>"
 
 
 def wire_phi4_mini(w: Wiring) -> None:
@@ -243,13 +245,13 @@ def wire_phi4_mini(w: Wiring) -> None:
 
 # -- internlm ---------------------------------------------------------------------------------------------
 
-ACTION_START = "<|action_start|>"
-ACTION_END = "<|action_end|>"
-PLUGIN = "<|plugin|>"
-INTERPRETER = "<|interpreter|>"
+ACTION_START: Final = "<|action_start|>"
+ACTION_END: Final = "<|action_end|>"
+PLUGIN: Final = "<|plugin|>"
+INTERPRETER: Final = "<|interpreter|>"
 # `<|action_start|><|interpreter|>` carries code for InternLM's own interpreter, not a function call: its
 # tokens are dropped and the code stays visible text up to `<|action_end|>`.
-_INTERPRETER = MarkerTable({ACTION_END: [pop_scope], **{t: [drop] for t in CONTROL_TOKENS}})
+_INTERPRETER: Final = MarkerTable({ACTION_END: [pop_scope], **{t: [drop] for t in CONTROL_TOKENS}})
 
 
 def action_start(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -281,8 +283,8 @@ def wire_internlm(w: Wiring) -> None:
 
 # -- command_r --------------------------------------------------------------------------------------------
 
-START_ACTION = "<|START_ACTION|>"
-END_ACTION = "<|END_ACTION|>"
+START_ACTION: Final = "<|START_ACTION|>"
+END_ACTION: Final = "<|END_ACTION|>"
 
 
 def action_fence(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -330,12 +332,12 @@ def wire_command_r(w: Wiring) -> None:
 
 # -- catalog -------------------------------------------------------------------------------------
 
-_ARGS = '{"minutes": 15}'
+_ARGS: Final = '{"minutes": 15}'
 
 # Llama 3 and InternLM write the arguments under "parameters" (structural tags, FormatSpec.layout).
-_PARAMETERS = JsonName(arguments_field="parameters", alt_arguments_fields=())
+_PARAMETERS: Final = JsonName(arguments_field="parameters", alt_arguments_fields=())
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         "llama3_json",
         "Llama 3.1 / 3.2 (JSON mode) / 3.3, Llama 4 (JSON)",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
 from ..core.lookahead import LOOKAHEAD, after_ws, starts_or_prefix
@@ -26,8 +26,8 @@ from .openers import Decision
 
 __all__ = ["wire_messages", "Header", "header_reader"]
 
-_WORD = r"[^\s<>]{1,200}"
-_NAME = r"[A-Za-z_][\w.\-]{0,199}"  # a recipient written alone (`>>>NAME`): a name, as tools are named
+_WORD: Final = r"[^\s<>]{1,200}"
+_NAME: Final = r"[A-Za-z_][\w.\-]{0,199}"  # a recipient written alone (`>>>NAME`): a name, as tools are named
 Kind = Literal["reasoning", "text", "call"]
 
 

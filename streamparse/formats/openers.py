@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from ..core.engine import Engine, Handler, MarkerTable, State
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix, undecided
@@ -15,8 +15,8 @@ from ..states.tag_body import TagCallState, TagSyntax
 
 Decision = bool | None
 
-TOOL_NAME = re.compile(r"\w[\w.\-]{0,199}")  # a bare tool name (mistral, tool_request)
-NAME_MAX = 200
+TOOL_NAME: Final = re.compile(r"\w[\w.\-]{0,199}")  # a bare tool name (mistral, tool_request)
+NAME_MAX: Final = 200
 
 
 def _first(eng: Engine, e: int, final: bool, fences: bool = True) -> tuple[int, bool] | Decision:
@@ -235,7 +235,7 @@ def objects_section(fmt: str, table: Callable[[], MarkerTable], token: bool) -> 
     return handler
 
 
-UNPARSED_SCAN = 2 * LOOKAHEAD  # how far a block closer is looked for after an opener nobody took
+UNPARSED_SCAN: Final = 2 * LOOKAHEAD  # how far a block closer is looked for after an opener nobody took
 
 
 def unparsed_block(fmt: str, closer: str) -> Handler:

@@ -4,6 +4,7 @@ key_value."""
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, Handler
 from ..core.lookahead import LOOKAHEAD, after_ws, read_header, skip_ws, starts_or_prefix
@@ -25,15 +26,18 @@ from .pythonic import FENCE, HEAD_UNDECIDED, LINES, LIST, PyCallsState, match_he
 # bare form has no such signal, so it stays text until its first call is confirmed: ``[print(x) for x in
 # y]`` is text, and its first call's ToolCallStart waits until that call closes followed by ``,`` or ``]``.
 
-PY_START, PY_END = "<|python_start|>", "<|python_end|>"
-LFM_START, LFM_END = "<|tool_call_start|>", "<|tool_call_end|>"
-OLMO_OPEN, OLMO_CLOSE = "<function_calls>", "</function_calls>"
+PY_START: Final = "<|python_start|>"
+PY_END: Final = "<|python_end|>"
+LFM_START: Final = "<|tool_call_start|>"
+LFM_END: Final = "<|tool_call_end|>"
+OLMO_OPEN: Final = "<function_calls>"
+OLMO_CLOSE: Final = "</function_calls>"
 
 
 # What _list_head leaves undecided after a wrapper's opener: blanks, ``[``, blanks, and the start of a head
 # (HEAD_UNDECIDED, from its first non-blank: blanks alone are bounded by the handler's own count), within
 # the look-ahead bounds the handler checks.
-_LIST_UNDECIDED = re.compile(
+_LIST_UNDECIDED: Final = re.compile(
     rf"[ \t\r\n]{{0,{LOOKAHEAD - 1}}}(?:\[[ \t\r\n]{{0,{LOOKAHEAD - 2}}}(?:(?=[\w.-]){HEAD_UNDECIDED.pattern})?)?"
 )
 
@@ -135,7 +139,7 @@ def wire_pythonic(w: Wiring) -> None:
 # A tool_code fence whose first call's head only more input decides (blanks, then what match_head answers None
 # to: a name, ``print(`` and a name, no ``(`` after it yet), from the fence's start, bounded within the
 # look-ahead: for FastPaths.wait_for, so the engine keeps the chunks of a head arriving in pieces.
-_FENCE_HEAD_UNDECIDED = re.compile(
+_FENCE_HEAD_UNDECIDED: Final = re.compile(
     r"(?=[\s\S]{0,200}\Z)`{3,32}(?!`)[ \t]*tool_code[ \t]*\n[ \t\r\n]{0,64}(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*"
 )
 
@@ -164,11 +168,13 @@ def wire_gemma_tool_code(w: Wiring) -> None:
 
 # gemma4 / FunctionGemma ------------------------------------------------------------------------------------
 
-GEMMA4_OPEN, GEMMA4_CLOSE = "<|tool_call>", "<tool_call|>"
-FGEMMA_OPEN, FGEMMA_CLOSE = "<start_function_call>", "<end_function_call>"
+GEMMA4_OPEN: Final = "<|tool_call>"
+GEMMA4_CLOSE: Final = "<tool_call|>"
+FGEMMA_OPEN: Final = "<start_function_call>"
+FGEMMA_CLOSE: Final = "<end_function_call>"
 # Gemma 4 sometimes drops the ``call`` keyword after its opener token (``<|tool_call>:NAME{``, vLLM issue
 # 53431); the opener is a special token, so the bare form cannot be prose.
-_GEMMA_NAME = re.compile(r"\s*(?:call)?:(?P<name>[^\s{}<>:,]{1,200})\{")
+_GEMMA_NAME: Final = re.compile(r"\s*(?:call)?:(?P<name>[^\s{}<>:,]{1,200})\{")
 
 
 def gemma_call(delim: str, closer: str) -> Handler:
@@ -199,8 +205,8 @@ def wire_gemma4(w: Wiring) -> None:
 
 # generic_xml --------------------------------------------------------------------------------------------
 
-GENERIC_XML_NAME = re.compile(r"\s*<name>\s*(?P<name>[^<>\n]{1,200}?)\s*</name>")
-GENERIC_XML_SYNTAX = TagSyntax(
+GENERIC_XML_NAME: Final = re.compile(r"\s*<name>\s*(?P<name>[^<>\n]{1,200}?)\s*</name>")
+GENERIC_XML_SYNTAX: Final = TagSyntax(
     param_open="<",
     header_end=">",
     param_header=re.compile(r"(?P<key>[A-Za-z_][\w.:-]{0,199})\s*>"),
@@ -213,7 +219,7 @@ GENERIC_XML_SYNTAX = TagSyntax(
 
 # What _generic_xml_open leaves undecided after ``<tool>``: blanks, then a prefix of ``<name>``, or ``<name>``
 # and a name whose ``</name>`` has not come, all under the header's look-ahead.
-_GENERIC_XML_UNDECIDED = re.compile(
+_GENERIC_XML_UNDECIDED: Final = re.compile(
     rf"(?=[\s\S]{{0,{LOOKAHEAD - 1}}}\Z)[ \t\r\n]*(?:<(?:n(?:a(?:m(?:e)?)?)?)?|<name>(?:(?!</name>)[\s\S])*)?"
 )
 
@@ -250,9 +256,9 @@ def wire_generic_xml(w: Wiring) -> None:
 
 # key_value ----------------------------------------------------------------------------------------------
 
-KEY_VALUE_MARKER = "✦ tool_call:"
-_KV_NAME = re.compile(r"[ \t]*(?P<name>[^\s\"]{1,200})(?=[ \t\r\n])")
-_KV_NAME_AT_END = re.compile(r"[ \t]*(?P<name>[^\s\"]{1,200})")
+KEY_VALUE_MARKER: Final = "✦ tool_call:"
+_KV_NAME: Final = re.compile(r"[ \t]*(?P<name>[^\s\"]{1,200})(?=[ \t\r\n])")
+_KV_NAME_AT_END: Final = re.compile(r"[ \t]*(?P<name>[^\s\"]{1,200})")
 
 
 def key_value_open(eng: Engine, s: int, e: int, final: bool) -> Decision:

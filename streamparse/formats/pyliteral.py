@@ -12,26 +12,26 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 # Containers nested deeper than this are refused: the values go on to ``json.dumps``/``json.loads`` and
 # schema validation, which recurse, and no real tool argument nests anywhere near this deep.
-MAX_DEPTH = 100
+MAX_DEPTH: Final = 100
 # Decimal digits allowed in an int: CPython's own default cap (``sys.int_info.default_max_str_digits``),
 # fixed here so the quadratic int conversion stays cheap whatever the interpreter is configured with.
-MAX_INT_DIGITS = 4300
+MAX_INT_DIGITS: Final = 4300
 
 # String literals. Possessive quantifiers keep a failed (unterminated) match linear. ``'''`` always
 # opens a triple-quoted string, as in Python's tokenizer, hence the ``(?!'')`` on single quotes. Raw
 # newlines inside single-quoted strings are tolerated: models put them in code arguments, and the
 # tracker below agrees on that.
-STRING = (
+STRING: Final = (
     r"'''(?:[^'\\]++|\\.|'(?!''))*+'''"
     r'|"""(?:[^"\\]++|\\.|"(?!""))*+"""'
     r"|'(?!'')[^'\\]*+(?:\\.[^'\\]*+)*+'"
     r'|"(?!"")[^"\\]*+(?:\\.[^"\\]*+)*+"'
 )
-_TOKEN = re.compile(
+_TOKEN: Final = re.compile(
     r"\s*+(?:"
     r"(?P<prefix>[rRuU]?)(?P<str>" + STRING + r")"
     r"|(?P<float>[+-]?(?:(?:[0-9][0-9_]*+\.[0-9_]*+|\.[0-9][0-9_]*+)(?:[eE][+-]?[0-9_]++)?"
@@ -43,8 +43,8 @@ _TOKEN = re.compile(
     r")",
     re.S,
 )
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
-_CONSTANTS: dict[str, Any] = {
+_IDENTIFIER: Final = re.compile(r"[^\W\d]\w*")
+_CONSTANTS: Final[dict[str, Any]] = {
     "True": True,
     "False": False,
     "None": None,
@@ -53,12 +53,12 @@ _CONSTANTS: dict[str, Any] = {
     "null": None,
 }
 
-_ESCAPE = re.compile(
+_ESCAPE: Final = re.compile(
     r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|x([0-9a-fA-F]{2})|([0-7]{1,3})"
     r"|N\{([^{}\n]{1,100})\}|(\r\n|\r|\n)|(.))",
     re.S,
 )
-_SIMPLE_ESCAPES = {
+_SIMPLE_ESCAPES: Final = {
     "n": "\n",
     "t": "\t",
     "r": "\r",
@@ -71,13 +71,13 @@ _SIMPLE_ESCAPES = {
     "v": "\v",
 }
 # (escapes for re, not surrogates in the literal: mypyc compiles no surrogate in a string literal)
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_SURROGATE_PAIR = re.compile(r"([\ud800-\udbff])([\udc00-\udfff])")
+_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
+_SURROGATE_PAIR: Final = re.compile(r"([\ud800-\udbff])([\udc00-\udfff])")
 
-_ZERO_PADDED = re.compile(r"[+-]?0[0-9_]+")
-_PRINT_WRAPPER = re.compile(r"print\s*+\(\s*+(?=[^\W\d][\w.-]*+\s*+\()")
-_LINE_REST = re.compile(r"[^\S\n]*+(?:\n|\Z)")
-_SPACE = re.compile(r"\s*+")
+_ZERO_PADDED: Final = re.compile(r"[+-]?0[0-9_]+")
+_PRINT_WRAPPER: Final = re.compile(r"print\s*+\(\s*+(?=[^\W\d][\w.-]*+\s*+\()")
+_LINE_REST: Final = re.compile(r"[^\S\n]*+(?:\n|\Z)")
+_SPACE: Final = re.compile(r"\s*+")
 
 Token = tuple[str, Any, int, int]  # kind, value, end, start
 
@@ -185,7 +185,7 @@ def _string_run(first: str, text: str, pos: int) -> tuple[str, int]:
         pos = end
 
 
-_NO_KEY = object()
+_NO_KEY: Final = object()
 
 
 class _Frame:
@@ -376,15 +376,17 @@ def parse_call_lines(text: str) -> list[tuple[str, dict[str, Any]]]:
 
 # Incremental end detection ------------------------------------------------------------------------------
 
-_OUTSIDE = re.compile(r"[()\[\]{}'\"]")
+_OUTSIDE: Final = re.compile(r"[()\[\]{}'\"]")
 # String content up to (not including) the closing quote, a backslash ending the piece, or the end. Escape
 # pairs are consumed inside the regex, so a string full of escapes costs no Python loop per escape.
-_SINGLE_BODY = {q: re.compile(rf"[^{q}\\]*+(?:\\.[^{q}\\]*+)*+", re.S) for q in "'\""}
+_SINGLE_BODY: Final = {q: re.compile(rf"[^{q}\\]*+(?:\\.[^{q}\\]*+)*+", re.S) for q in "'\""}
 # Triple-quoted content: a quote is content unless it starts the closing run, or starts a run of one or
 # two quotes that ends the piece (it may become the closing run when the next piece arrives).
-_TRIPLE_BODY = {q: re.compile(rf"(?:[^{q}\\]++|\\.|{q}(?!{q}{q}|{q}?\Z))*+", re.S) for q in "'\""}
-_CLOSER = {"(": ")", "[": "]", "{": "}"}
-_OUT, _OPENING, _IN = 0, 1, 2
+_TRIPLE_BODY: Final = {q: re.compile(rf"(?:[^{q}\\]++|\\.|{q}(?!{q}{q}|{q}?\Z))*+", re.S) for q in "'\""}
+_CLOSER: Final = {"(": ")", "[": "]", "{": "}"}
+_OUT: Final = 0
+_OPENING: Final = 1
+_IN: Final = 2
 
 
 class PyCallTracker:

@@ -9,26 +9,29 @@ inverse), and reads the rest (numbers, ``True``/``None``, lists, JSON objects) a
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
+from ..core.json_reader import dump_json
 from .pyliteral import parse_call
 
-__all__ = ["RawCallScanner", "read_raw_call"]
+__all__ = ["RawCallScanner", "read_raw_call", "read_raw_call_json"]
 
 # What may follow the quote that ends an argument's string: the next ``name=``, or the call's ``)`` at the
 # end of the call text. Bounded look-ahead.
-_ARG_FOLLOWS = re.compile(r"\s{0,16}+(?:,\s{0,16}+[^\W\d]\w{0,63}+\s{0,16}+=|\)\s*+\Z)")
+_ARG_FOLLOWS: Final = re.compile(r"\s{0,16}+(?:,\s{0,16}+[^\W\d]\w{0,63}+\s{0,16}+=|\)\s*+\Z)")
 
 
-_IDENT = r"[^\W\d]\w{0,63}"
+_IDENT: Final = r"[^\W\d]\w{0,63}"
 # While a raw string is open, a quote ends it when the next argument follows, or the call's ``)`` followed by
 # the list's next call or its ``]`` (a quote followed by anything else is part of the value).
-_NEXT_ARG = re.compile(r"\s{0,16},\s{0,16}" + _IDENT + r"\s{0,16}=")
-_CALL_END = re.compile(r"\s{0,16}\)\s{0,16}(?:,\s{0,16}" + _IDENT + r"\s{0,16}\(|\])")
-_FOLLOW_MAX = 3 * 16 + 64 + 4  # the most text either pattern reads after the quote
+_NEXT_ARG: Final = re.compile(r"\s{0,16},\s{0,16}" + _IDENT + r"\s{0,16}=")
+_CALL_END: Final = re.compile(r"\s{0,16}\)\s{0,16}(?:,\s{0,16}" + _IDENT + r"\s{0,16}\(|\])")
+_FOLLOW_MAX: Final = 3 * 16 + 64 + 4  # the most text either pattern reads after the quote
 
 
-_CODE, _RAW, _STR = 0, 1, 2  # RawCallScanner's modes: between values, in a raw value, in a string literal
+_CODE: Final = 0  # RawCallScanner's modes: between values, in a raw value, in a string literal
+_RAW: Final = 1
+_STR: Final = 2
 
 
 class RawCallScanner:
@@ -104,6 +107,12 @@ class RawCallScanner:
 def read_raw_call(text: str) -> tuple[str, dict[str, Any]]:
     """``NAME(k='as written', ...)`` → (name, arguments); ``ValueError`` when it is no such call."""
     return parse_call(_requote(text))
+
+
+def read_raw_call_json(text: str) -> tuple[str, str]:
+    """:func:`read_raw_call` with the arguments as JSON text (``json.dumps``, ``ensure_ascii`` off)."""
+    name, args = read_raw_call(text)
+    return name, dump_json(args)
 
 
 def _requote(text: str) -> str:

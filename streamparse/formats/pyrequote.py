@@ -6,11 +6,13 @@ reading (:func:`~streamparse.formats.pyliteral.parse_call`) fails, so valid Pyth
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
+from ..core.json_reader import dump_json
 from .pyliteral import STRING, parse_call
+from .pyplain import plain_call_json
 
-_SPACE = re.compile(r"\s*+")
+_SPACE: Final = re.compile(r"\s*+")
 
 
 def read_call(text: str) -> tuple[str, dict[str, Any]]:
@@ -29,11 +31,21 @@ def read_call(text: str) -> tuple[str, dict[str, Any]]:
         raise
 
 
+def read_call_json(text: str) -> tuple[str, str]:
+    """:func:`read_call` with the arguments as JSON text (``json.dumps``, ``ensure_ascii`` off): the commonest
+    calls are read and written in one step (:func:`~streamparse.formats.pyliteral.plain_call_json`)."""
+    plain = plain_call_json(text)
+    if plain is not None:
+        return plain
+    name, args = read_call(text)
+    return name, dump_json(args)
+
+
 # A quote followed by this can close an argument's string: the next ``name=``, or the call's ``)`` at the end
 # of the call text. Bounded: a name longer than the cap is not looked at.
-_ARG_FOLLOWS = re.compile(r"\s{0,16}+(?:,\s{0,16}+[^\W\d]\w{0,63}+\s{0,16}+=|\)\s*+\Z)")
-_STRING_AT = re.compile(r"[rRuU]?(?:" + STRING + r")", re.S)
-_VALUE_FOLLOWS = frozenset(",)]}:")
+_ARG_FOLLOWS: Final = re.compile(r"\s{0,16}+(?:,\s{0,16}+[^\W\d]\w{0,63}+\s{0,16}+=|\)\s*+\Z)")
+_STRING_AT: Final = re.compile(r"[rRuU]?(?:" + STRING + r")", re.S)
+_VALUE_FOLLOWS: Final = frozenset(",)]}:")
 
 
 def requote(text: str) -> str | None:

@@ -13,8 +13,8 @@ fence (Gemma 3, ``print(...)`` and ``default_api.`` allowed).
 
 from __future__ import annotations
 
-import json
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws, starts_or_prefix
@@ -23,22 +23,31 @@ from ..events import Event
 from ..rejections import Reason
 from .gemma_args import GemmaArgsTracker
 from .pyliteral import PyCallTracker
-from .pyraw import RawCallScanner, read_raw_call
-from .pyrequote import read_call
+from .pyraw import RawCallScanner, read_raw_call_json
+from .pyrequote import read_call_json
 
 # ``NAME(``: a (dotted) Python name, then the opening parenthesis; gemma may wrap it in ``print(``.
-CALL_HEAD = re.compile(r"(?P<name>[^\W\d]\w*(?:[.-]\w+)*)[ \t]*\(")
-PRINT_HEAD = re.compile(r"(?:(?P<print>print[ \t]*\([ \t]*)(?=[^\W\d][\w.-]*[ \t]*\())?" + CALL_HEAD.pattern)
-# What a head can look like before its ``(`` arrives (so holding for it is worth it).
-_MAYBE_HEAD = re.compile(r"(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*")
+CALL_HEAD: Final = re.compile(r"(?P<name>[^\W\d]\w*(?:[.-]\w+)*)[ \t]*\(")
+PRINT_HEAD: Final = re.compile(r"(?:(?P<print>print[ \t]*\([ \t]*)(?=[^\W\d][\w.-]*[ \t]*\())?" + CALL_HEAD.pattern)
+# What a head can look like before its ``(`` arrives (so holding for it is worth it): nothing yet, or a name's
+# start (never a blank or a digit: a line of prose that begins so is text at once, not held for a word).
+_MAYBE_HEAD: Final = re.compile(r"(?:print[ \t]*\([ \t]*)?(?:[^\W\d][\w.-]*[ \t]*)?")
+# After gemma's ``print(``: what may still be the head of the call it wraps.
+_MAYBE_WRAPPED: Final = re.compile(r"(?:print[ \t]*\([ \t]*)?[\w.-]*[ \t]*")
 # A head (not gemma's) that only more input decides: what match_head answers None to (shorter than the
 # look-ahead, no ``(`` yet), for FastPaths.wait_for: the engine keeps the chunks of a name arriving in pieces.
-HEAD_UNDECIDED = re.compile(rf"(?=[\s\S]{{0,{LOOKAHEAD - 1}}}\Z)[\w.-]*[ \t]*")
-GEMMA_PREFIX = "default_api."
+HEAD_UNDECIDED: Final = re.compile(rf"(?=[\s\S]{{0,{LOOKAHEAD - 1}}}\Z)(?:[^\W\d][\w.-]*[ \t]*)?")
+GEMMA_PREFIX: Final = "default_api."
 
-LIST, LINES, FENCE = "list", "lines", "fence"
-_HEAD, _BODY, _AFTER, _CLOSE, _RECOVER = range(5)
-_CLOSING_BRACKET = re.compile(r"[)\]}]")
+LIST: Final = "list"
+LINES: Final = "lines"
+FENCE: Final = "fence"
+_HEAD: Final = 0
+_BODY: Final = 1
+_AFTER: Final = 2
+_CLOSE: Final = 3
+_RECOVER: Final = 4
+_CLOSING_BRACKET: Final = re.compile(r"[)\]}]")
 
 
 def feed_tracker(tracker: PyCallTracker | GemmaArgsTracker, buf: str, pos: int) -> tuple[int | None, bool]:
@@ -64,12 +73,14 @@ def feed_tracker(tracker: PyCallTracker | GemmaArgsTracker, buf: str, pos: int) 
 
 def match_head(buf: str, i: int, final: bool, gemma: bool = False) -> re.Match[str] | bool | None:
     """A call head at ``i``: the match, False when it cannot be one, None when more input must decide."""
-    m = (PRINT_HEAD if gemma else CALL_HEAD).match(buf, i, min(len(buf), i + LOOKAHEAD))
+    stop = min(len(buf), i + LOOKAHEAD)
+    # (a head ends in ``(``: without one in the window, a line of prose skips the head's match)
+    m = (PRINT_HEAD if gemma else CALL_HEAD).match(buf, i, stop) if buf.find("(", i, stop) >= 0 else None
     if m is not None:
         if gemma and m.group("print") is None and m.group("name") == "print" and not final:
             # ``print(`` may still turn out to wrap a call (``print(default_api.f(``): wait for its head.
             rest = buf[m.end() : i + LOOKAHEAD]
-            if len(buf) - i < LOOKAHEAD and _MAYBE_HEAD.fullmatch(rest) and "(" not in rest:
+            if len(buf) - i < LOOKAHEAD and _MAYBE_WRAPPED.fullmatch(rest) and "(" not in rest:
                 return None
         return m
     if final or len(buf) - i >= LOOKAHEAD:
@@ -124,7 +135,7 @@ class PyCallsState(State):
     ) -> None:
         self.fmt = fmt
         # ``raw_strings``: argument strings are written as they are (a declared PythonName, strings="raw").
-        self.read = read_raw_call if raw_strings else read_call
+        self.read = read_raw_call_json if raw_strings else read_call_json
         self.raw = raw_strings
         self.scanner: RawCallScanner | None = None  # where a raw-strings call ends, read incrementally
         # (raw strings: the list's closer, found whole or held as a prefix by the shared scanner)
@@ -325,10 +336,9 @@ class PyCallsState(State):
         self._consume(eng, end)
         self.phase = _AFTER
         try:
-            name, args = self.read(text)
+            name, args_json = self.read(text)
         except ValueError as exc:
             return self._bad_call(eng, f"not a call with literal keyword arguments: {exc}", end)
-        args_json = json.dumps(args, ensure_ascii=False)
         if not self.committed:
             if self.gemma and name.startswith(GEMMA_PREFIX):
                 name = name[len(GEMMA_PREFIX) :]

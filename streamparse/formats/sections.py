@@ -4,6 +4,7 @@ tag_json and tool_request (forms a and b; form c, the lost opener, is in :mod:`.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine
 from ..core.lookahead import LOOKAHEAD, skip_ws
@@ -15,8 +16,8 @@ from .openers import NAME_MAX, TOOL_NAME, Decision, after_opener, block_table, c
 
 # -- jamba / minimax_m1 -----------------------------------------------------------------------------------
 
-TOOL_CALLS_TAG = "<tool_calls>"
-TOOL_CALLS_CLOSE = "</tool_calls>"
+TOOL_CALLS_TAG: Final = "<tool_calls>"
+TOOL_CALLS_CLOSE: Final = "</tool_calls>"
 
 
 def jamba_open(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -37,10 +38,10 @@ def _m1_object(eng: Engine, s: int, e: int, final: bool) -> bool:
 
 
 # MiniMax-M1: one call object per line inside `<tool_calls>`...`</tool_calls>`.
-_M1_BLOCK = block_table({"{": _m1_object}, (TOOL_CALLS_CLOSE,))
+_M1_BLOCK: Final = block_table({"{": _m1_object}, (TOOL_CALLS_CLOSE,))
 
 
-m1_open = objects_section("minimax_m1", _M1_BLOCK, token=False)
+m1_open: Final = objects_section("minimax_m1", _M1_BLOCK, token=False)
 
 
 def wire_jamba(w: Wiring) -> None:
@@ -53,8 +54,8 @@ def wire_minimax_m1(w: Wiring) -> None:
 
 # -- function_calls_json ----------------------------------------------------------------------------------
 
-FUNCTION_CALLS = "<function_calls>"
-FUNCTION_CALLS_CLOSE = "</function_calls>"
+FUNCTION_CALLS: Final = "<function_calls>"
+FUNCTION_CALLS_CLOSE: Final = "</function_calls>"
 
 
 def function_calls_json(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -100,9 +101,9 @@ def wire_token_json(w: Wiring) -> None:
 
 # -- tag_json ---------------------------------------------------------------------------------------------
 
-_TOOL_ATTR = re.compile(r"""[ \t]*name[ \t]*=[ \t]*(["'])(?P<name>[^"'<>\n]{1,200})\1[ \t]*>""")
+_TOOL_ATTR: Final = re.compile(r"""[ \t]*name[ \t]*=[ \t]*(["'])(?P<name>[^"'<>\n]{1,200})\1[ \t]*>""")
 # Every proper prefix of a `<tool name="...">` header: prose such as `<tool or >` is released at once.
-_TOOL_ATTR_PREFIX = re.compile(
+_TOOL_ATTR_PREFIX: Final = re.compile(
     r"""[ \t]*(?:n(?:a(?:m(?:e(?:[ \t]*(?:=[ \t]*(?:(["'])[^"'<>\n]{0,200}(?:\1[ \t]*)?)?)?)?)?)?)?)?\Z"""
 )
 
@@ -133,8 +134,8 @@ def wire_tag_json(w: Wiring) -> None:
 
 # -- tool_request (forms a and b; form c, the lost opener, is in formats/unmarked.py) ----------------------
 
-TOOL_REQUEST = "[TOOL_REQUEST]"
-TOOL_REQUEST_ENDS = ("[TOOL_REQUEST_END]", "[END_TOOL_REQUEST]")
+TOOL_REQUEST: Final = "[TOOL_REQUEST]"
+TOOL_REQUEST_ENDS: Final = ("[TOOL_REQUEST_END]", "[END_TOOL_REQUEST]")
 
 
 def tool_request(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -170,9 +171,9 @@ def wire_tool_request_marked(w: Wiring) -> None:
 
 # -- catalog -------------------------------------------------------------------------------------
 
-_ARGS = '{"minutes": 15}'
+_ARGS: Final = '{"minutes": 15}'
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         "jamba",
         "AI21 Jamba 1.5 / 1.6",

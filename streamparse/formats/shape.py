@@ -1,57 +1,22 @@
 """Deciding what an unmarked candidate is while its JSON streams in: a call, an envelope, or text.
 
-:class:`Shape` watches the candidate's top-level keys; :class:`Family` says what the active unmarked
+:class:`Shape` watches the candidate's top-level keys; :class:`~.family.Family` says what the active unmarked
 formats allow. See :mod:`.unmarked` for how a candidate is held and released.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import Final
 
 from ..core.json_reader import STRING, JsonReader
 from ..states.call_fields import ARGS_KEYS, NAME_KEYS
 
-NEUTRAL_KEYS = frozenset({"type", "id"})
-ENVELOPE_KEYS = frozenset({"toolCalls", "needsMoreWork"})
-FAMILY = frozenset({"json", "xlam", "envelope", "llama3_json", "tool_request"})
-TEXT, CALL, ENVELOPE = 1, 2, 3
-
-
-@dataclass(frozen=True)
-class Family:
-    """What the active unmarked formats allow (one start handler serves all of them)."""
-
-    objects: bool  # json, llama3_json: a call object
-    arrays: bool  # json, xlam: a list of call objects
-    envelope: bool
-    end_marker: bool  # tool_request form (c)
-    semicolons: bool  # llama3_json: `;` between calls
-    fences: bool  # json, xlam, envelope: a ```json or bare fence around the value
-    object_label: str
-    array_label: str
-    # A declared standalone call (formats/standalone.py): its own name field, argument fields and nesting
-    # instead of the common spellings.
-    fields: tuple[str, tuple[str, ...]] | None = None
-    nested: str = ""
-
-    @classmethod
-    def of(cls, active: frozenset[str]) -> Family | None:
-        names = active & FAMILY
-        if not names:
-            return None
-        js = "json" in names
-        llama = "llama3_json" in names
-        return cls(
-            objects=js or llama,
-            arrays=js or "xlam" in names,
-            envelope="envelope" in names,
-            end_marker="tool_request" in names,
-            semicolons=llama,
-            fences=bool(names & {"json", "xlam", "envelope"}),
-            object_label="json" if js else "llama3_json" if llama else "tool_request",
-            array_label="json" if js else "xlam",
-        )
+NEUTRAL_KEYS: Final = frozenset({"type", "id"})
+ENVELOPE_KEYS: Final = frozenset({"toolCalls", "needsMoreWork"})
+TEXT: Final = 1
+CALL: Final = 2
+ENVELOPE: Final = 3
 
 
 # -- deciding what a candidate is ----------------------------------------------------------------------
@@ -230,7 +195,7 @@ def load_json(text: str) -> object:
         return INVALID
 
 
-INVALID = object()
+INVALID: Final = object()
 
 
 def _args_ok(text: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .base import Wiring
 from .declaration import JsonName
-from .shape import Family
+from .family import Family
 from .unmarked import UnmarkedStart
 
 __all__ = ["wire_standalone"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
+from typing import Final
 
 from ..core.engine import Engine, Handler
 from ..core.lookahead import LOOKAHEAD, read_header, skip_ws, starts_or_prefix
@@ -19,8 +20,8 @@ from .openers import Decision, block, block_table, tag_call
 
 # qwen3_coder / seed_oss -------------------------------------------------------------------------------
 
-FUNCTION_NAME = re.compile(r"(?P<name>[^\s<>=]{1,200})>")
-QWEN_SYNTAX = TagSyntax(
+FUNCTION_NAME: Final = re.compile(r"(?P<name>[^\s<>=]{1,200})>")
+QWEN_SYNTAX: Final = TagSyntax(
     param_open="<parameter=",
     header_end=">",
     param_header=re.compile(r"(?P<key>[^<>\n]{1,200})>"),
@@ -33,14 +34,14 @@ QWEN_SYNTAX = TagSyntax(
 
 
 # Seed-OSS's template writes ``<parameter=K>`` + value + ``</parameter>``: values are verbatim.
-SEED_SYNTAX = replace(
+SEED_SYNTAX: Final = replace(
     QWEN_SYNTAX, verbatim=True, call_next=("</seed:tool_call>", "<seed:tool_call>", "<function="), tables={}
 )
 
 
 # Qwen3-Coder without the ``<tool_call>`` wrapper (models drop it): ``\n</function>`` ends the call even when
 # ``</parameter>`` is missing and prose follows (vLLM ends such a value at ``</function>`` too).
-QWEN_BARE_SYNTAX = replace(QWEN_SYNTAX, bare_close=True, tables={})
+QWEN_BARE_SYNTAX: Final = replace(QWEN_SYNTAX, bare_close=True, tables={})
 
 
 def _function_call(fmt: str, standalone: bool) -> Handler:
@@ -50,8 +51,8 @@ def _function_call(fmt: str, standalone: bool) -> Handler:
     return tag_call(fmt, FUNCTION_NAME, ">", syntax, require_next=nxt)
 
 
-_QWEN_BLOCK = block_table({"<function=": _function_call("qwen3_coder", False)}, ("</tool_call>",))
-_SEED_BLOCK = block_table({"<function=": _function_call("seed_oss", False)}, ("</seed:tool_call>",))
+_QWEN_BLOCK: Final = block_table({"<function=": _function_call("qwen3_coder", False)}, ("</tool_call>",))
+_SEED_BLOCK: Final = block_table({"<function=": _function_call("seed_oss", False)}, ("</seed:tool_call>",))
 
 
 def wire_qwen3_coder(w: Wiring) -> None:
@@ -65,8 +66,8 @@ def wire_seed_oss(w: Wiring) -> None:
 
 # xml_invoke / minimax / deepseek_dsml -------------------------------------------------------------------
 
-INVOKE_NAME = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1[^<>]*>""")
-PARAM_HEADER = re.compile(
+INVOKE_NAME: Final = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1[^<>]*>""")
+PARAM_HEADER: Final = re.compile(
     r"""\s+name\s*=\s*(["'])(?P<key>[^"'<>\n]{1,200})\1"""
     r"""(?:\s+string\s*=\s*(["'])(?P<string>true|false)\3)?[^<>]*>""",
     re.I,
@@ -126,21 +127,21 @@ def wire_xml_invoke(w: Wiring) -> None:
 # MiniMax-M2's and GLM's templates write values verbatim (``<parameter name="k">`` + v + ``</parameter>``),
 # so the whitespace around a value is the model's (vLLM and SGLang strip it); Qwen3-Coder's template wraps
 # values in one newline per side, which is all its values lose.
-_MINIMAX_BLOCK = block_table({"<invoke": invoke_call("minimax", "")}, ("</minimax:tool_call>",))
+_MINIMAX_BLOCK: Final = block_table({"<invoke": invoke_call("minimax", "")}, ("</minimax:tool_call>",))
 
 
 def wire_minimax(w: Wiring) -> None:
     w.on("<minimax:tool_call>", block(_MINIMAX_BLOCK, "<invoke"))
 
 
-DSML = "｜DSML｜"
+DSML: Final = "｜DSML｜"
 # DeepSeek-V3.2 wraps calls in `function_calls`, V4 / V4-Flash in `tool_calls`, V4.1 writes a space after the
 # DSML token in every tag (`<｜DSML｜ calls>`, `<｜DSML｜ invoke`, `<｜DSML｜ parameter`). Each spelling of the
 # section accepts the invokes of both spacings; an invoke's parameters and closer follow its own spacing.
-DSML_SECTIONS = ("function_calls", "tool_calls", "calls")
-_DSML_PREFIXES = (DSML, DSML + " ")
+DSML_SECTIONS: Final = ("function_calls", "tool_calls", "calls")
+_DSML_PREFIXES: Final = (DSML, DSML + " ")
 # A no-argument call written as one self-closing tag: `<｜DSML｜invoke name="x"/>`.
-_SELF_CLOSING = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*/>""")
+_SELF_CLOSING: Final = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*/>""")
 
 
 @lru_cache(maxsize=8)
@@ -171,7 +172,7 @@ def _dsml_invoke(prefix: str) -> Handler:
     return handler
 
 
-_DSML_BLOCK = block_table(
+_DSML_BLOCK: Final = block_table(
     {f"<{p}invoke": _dsml_invoke(p) for p in _DSML_PREFIXES},
     tuple(f"</{p}{name}>" for p in _DSML_PREFIXES for name in DSML_SECTIONS),
 )
@@ -188,8 +189,8 @@ def wire_deepseek_dsml(w: Wiring) -> None:
 # MiniMax-M3 writes its namespace token before every tag of a call; arguments are an element tree
 # (`<city>Paris</city>`, nested objects, repeated `<item>` for arrays). The token is removed from the
 # body; a tag the model wrote without it is read too.
-M3_NS = "]<]minimax[>["
-M3_INVOKE_NAME = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*>""")
+M3_NS: Final = "]<]minimax[>["
+M3_INVOKE_NAME: Final = re.compile(r"""\s+name\s*=\s*(["'])(?P<name>[^"'<>\n]{1,200})\1\s*>""")
 
 
 def m3_invoke(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -203,7 +204,7 @@ def m3_invoke(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
-_M3_BLOCK = block_table(
+_M3_BLOCK: Final = block_table(
     {f"{M3_NS}<invoke": m3_invoke, "<invoke": m3_invoke, M3_NS: drop},
     (f"{M3_NS}</tool_call>", "</tool_call>"),
 )
@@ -232,8 +233,8 @@ def glm_syntax(key: str, value: str, call_close: str) -> TagSyntax:
     )
 
 
-GLM_SYNTAX = glm_syntax("arg_key", "arg_value", "</tool_call>")
-_NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-:/]{1,200}")
+GLM_SYNTAX: Final = glm_syntax("arg_key", "arg_value", "</tool_call>")
+_NAME_CHARS: Final = re.compile(r"[A-Za-z0-9_.\-:/]{1,200}")
 
 
 def glm_style_open(fmt: str, syn: TagSyntax) -> Handler:
@@ -266,7 +267,7 @@ def glm_style_open(fmt: str, syn: TagSyntax) -> Handler:
     return opened
 
 
-glm45_open = glm_style_open("glm45", GLM_SYNTAX)
+glm45_open: Final = glm_style_open("glm45", GLM_SYNTAX)
 
 
 def wire_glm45(w: Wiring) -> None:
@@ -288,7 +289,7 @@ def invoke_args(prefix: str, string_attribute: str | None = None) -> TaggedArgs:
     )
 
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         "qwen3_coder",
         "Qwen3-Coder-30B-A3B, Qwen3-Coder-480B-A35B",

@@ -6,6 +6,8 @@ apriel and hunyuan are declarations (formats/declaration.py); granite_thinking r
 
 from __future__ import annotations
 
+from typing import Final
+
 from .base import FormatSpec, Wiring
 from .compiler import compile_declaration
 from .declaration import Call, Declaration, JsonName, Reasoning, Wrapper
@@ -14,7 +16,7 @@ from .marked import granite_tag, granite_token
 # Apriel 1.5 / 1.6 (ServiceNow): reasoning, then the answer after `[BEGIN FINAL RESPONSE]`. 1.6's template
 # ends the prompt with the reasoning opener (primed: the marker alone then ends the reasoning, an orphan
 # closer); 1.5's asks for `[BEGIN FINAL RESPONSE] ... [END FINAL RESPONSE]` around the answer.
-APRIEL = Declaration(
+APRIEL: Final = Declaration(
     "apriel",
     Call("<tool_calls>", "</tool_calls>", JsonName(list=True)),
     reasoning=(Reasoning("Here are my reasoning steps:", "[BEGIN FINAL RESPONSE]", primed=True),),
@@ -27,7 +29,7 @@ APRIEL = Declaration(
 
 # Hunyuan-A13B: `<think>\n...\n</think>\n<answer>\n...\n</answer>`, calls as a JSON list in <tool_calls>
 # inside the answer (vLLM's hunyuan_a13b parsers). The answer tags are markup.
-HUNYUAN = Declaration(
+HUNYUAN: Final = Declaration(
     "hunyuan",
     Call("<tool_calls>", "</tool_calls>", JsonName(list=True)),
     content=Wrapper("<answer>", "</answer>"),
@@ -40,8 +42,8 @@ HUNYUAN = Declaration(
 
 # Granite 3.2 with thinking on writes both markers itself (vLLM's granite reasoning parser; "Here's" is
 # seen from quantised models too). The response marker ends the reasoning.
-GRANITE_OPENS = ("Here is my thought process:", "Here's my thought process:")
-GRANITE_CLOSES = ("Here is my response:", "Here's my response:")
+GRANITE_OPENS: Final = ("Here is my thought process:", "Here's my thought process:")
+GRANITE_CLOSES: Final = ("Here is my response:", "Here's my response:")
 
 
 def wire_granite_thinking(w: Wiring) -> None:
@@ -51,7 +53,7 @@ def wire_granite_thinking(w: Wiring) -> None:
         w.add_reasoning(opener, closer)
 
 
-SPECS = [
+SPECS: Final = [
     compile_declaration(APRIEL),  # auto=False: opt-in
     FormatSpec(
         "granite_thinking",

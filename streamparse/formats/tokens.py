@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState
 from ..core.lookahead import LOOKAHEAD, after_ws, fence_at, read_header, skip_ws, starts_or_prefix, undecided
@@ -19,12 +20,12 @@ from .openers import Decision, block, block_table
 
 # DeepSeek V3 / V3.1 ------------------------------------------------------------------------------------
 
-DS_CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
-DS_CALLS_END = "<｜tool▁calls▁end｜>"
-DS_CALL_BEGIN = "<｜tool▁call▁begin｜>"
-DS_CALL_END = "<｜tool▁call▁end｜>"
-DS_SEP = "<｜tool▁sep｜>"
-DS_CALLS_SHORT = "<｜tool▁calls｜>"  # DeepSeek-R1 sometimes opens the section with this shorter token
+DS_CALLS_BEGIN: Final = "<｜tool▁calls▁begin｜>"
+DS_CALLS_END: Final = "<｜tool▁calls▁end｜>"
+DS_CALL_BEGIN: Final = "<｜tool▁call▁begin｜>"
+DS_CALL_END: Final = "<｜tool▁call▁end｜>"
+DS_SEP: Final = "<｜tool▁sep｜>"
+DS_CALLS_SHORT: Final = "<｜tool▁calls｜>"  # DeepSeek-R1 sometimes opens the section with this shorter token
 
 
 def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -76,7 +77,7 @@ def deepseek_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
-_DS_BLOCK = block_table({DS_CALL_BEGIN: deepseek_call}, (DS_CALLS_END,))
+_DS_BLOCK: Final = block_table({DS_CALL_BEGIN: deepseek_call}, (DS_CALLS_END,))
 
 
 def wire_deepseek(w: Wiring) -> None:
@@ -91,14 +92,14 @@ def wire_deepseek(w: Wiring) -> None:
 
 # Kimi K2 -----------------------------------------------------------------------------------------------
 
-KIMI_SECTION_BEGIN = "<|tool_calls_section_begin|>"
-KIMI_SECTION_END = "<|tool_calls_section_end|>"
-KIMI_CALL_BEGIN = "<|tool_call_begin|>"
-KIMI_ARGS_BEGIN = "<|tool_call_argument_begin|>"
-KIMI_CALL_END = "<|tool_call_end|>"
+KIMI_SECTION_BEGIN: Final = "<|tool_calls_section_begin|>"
+KIMI_SECTION_END: Final = "<|tool_calls_section_end|>"
+KIMI_CALL_BEGIN: Final = "<|tool_call_begin|>"
+KIMI_ARGS_BEGIN: Final = "<|tool_call_argument_begin|>"
+KIMI_CALL_END: Final = "<|tool_call_end|>"
 # ``functions.NAME:IDX``; the ``functions.`` prefix is optional (vLLM accepts ``NAME:IDX``), ``:IDX`` is not.
-_KIMI_ID = re.compile(r"\s*(?:functions\.)?(?P<name>[^\s:<>{}]{1,200}):\d+\s*")
-_KIMI_LOOSE_ID = re.compile(r"\s*(?P<name>[^\s<>{}]{1,200})\s*")
+_KIMI_ID: Final = re.compile(r"\s*(?:functions\.)?(?P<name>[^\s:<>{}]{1,200}):\d+\s*")
+_KIMI_LOOSE_ID: Final = re.compile(r"\s*(?P<name>[^\s<>{}]{1,200})\s*")
 
 
 def kimi_call(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -149,7 +150,7 @@ def kimi_block_calls() -> dict[str, Handler]:
     return {KIMI_CALL_BEGIN: section_call}
 
 
-_KIMI_BLOCK = block_table(kimi_block_calls(), (KIMI_SECTION_END,))
+_KIMI_BLOCK: Final = block_table(kimi_block_calls(), (KIMI_SECTION_END,))
 
 
 def wire_section(w: Wiring) -> None:
@@ -170,13 +171,13 @@ def wire_kimi_k2(w: Wiring) -> None:
 
 # Harmony (gpt-oss) ---------------------------------------------------------------------------------------
 
-H_START = "<|start|>"
-H_CHANNEL = "<|channel|>"
-H_MESSAGE = "<|message|>"
-_RECIPIENT = re.compile(r"to=([^\s<]+)")
+H_START: Final = "<|start|>"
+H_CHANNEL: Final = "<|channel|>"
+H_MESSAGE: Final = "<|message|>"
+_RECIPIENT: Final = re.compile(r"to=([^\s<]+)")
 # What stands between ``<|start|>`` / ``<|channel|>`` and ``<|message|>`` in a header: words, a recipient,
 # the channel and ``<|constrain|>``, never other markup or a line break.
-_HEADER_SHAPE = re.compile(r"[^<>\n]*(?:<\|channel\|>[^<>\n]*)?(?:<\|constrain\|>[^<>\n]*)?")
+_HEADER_SHAPE: Final = re.compile(r"[^<>\n]*(?:<\|channel\|>[^<>\n]*)?(?:<\|constrain\|>[^<>\n]*)?")
 
 
 def _end_message(eng: Engine, s: int, e: int, final: bool) -> bool | None:
@@ -196,7 +197,7 @@ def _end_message(eng: Engine, s: int, e: int, final: bool) -> bool | None:
     return pop_scope(eng, s, e, final)
 
 
-_HARMONY_ANALYSIS = MarkerTable(
+_HARMONY_ANALYSIS: Final = MarkerTable(
     {
         "<|end|>": [_end_message],
         "<|call|>": [_end_message],
@@ -217,7 +218,7 @@ def _header_follows(eng: Engine, e: int, final: bool) -> bool | None:
 
 # The text after a header's opener that leaves it undecided (no ``<|message|>`` yet, under the look-ahead):
 # while a header arrives in pieces, the engine keeps the chunks (FastPaths.wait_for).
-_HEADER_UNDECIDED = undecided("", (H_MESSAGE,), 2 * LOOKAHEAD - 1)
+_HEADER_UNDECIDED: Final = undecided("", (H_MESSAGE,), 2 * LOOKAHEAD - 1)
 
 
 def _leave_analysis(eng: Engine, s: int, e: int, final: bool) -> bool | None:
@@ -241,7 +242,7 @@ def harmony_header(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return decision
 
 
-H_BARE_RECIPIENT = "to=functions."
+H_BARE_RECIPIENT: Final = "to=functions."
 
 
 def harmony_first_message(eng: Engine, s: int, e: int, final: bool) -> Decision:
@@ -336,9 +337,9 @@ def wire_harmony(w: Wiring) -> None:
 # the prompt ends with it). `self`: reasoning; `user` or none: the answer; anything else: a tool message whose
 # body is an `<atem:function_calls>` section. The header is markup, never text.
 
-M_END = ("<|eom|>", "<|eot|>")
-_MUSE_HEADER = re.compile(r"[ \t]*(?:assistant)?[ \t]*(?:to=(?P<to>[A-Za-z0-9_.\-]{1,200}))?[ \t]*")
-_MUSE_REASONING = MarkerTable(
+M_END: Final = ("<|eom|>", "<|eot|>")
+_MUSE_HEADER: Final = re.compile(r"[ \t]*(?:assistant)?[ \t]*(?:to=(?P<to>[A-Za-z0-9_.\-]{1,200}))?[ \t]*")
+_MUSE_REASONING: Final = MarkerTable(
     {
         **{t: [pop_scope] for t in M_END},
         H_START: [_leave_analysis],
@@ -393,7 +394,7 @@ def _muse_invoke(eng: Engine, s: int, e: int, final: bool) -> Decision:
     return True
 
 
-_MUSE_BLOCK = block_table({"<atem:invoke": _muse_invoke}, ("</atem:function_calls>",))
+_MUSE_BLOCK: Final = block_table({"<atem:invoke": _muse_invoke}, ("</atem:function_calls>",))
 
 
 def wire_muse(w: Wiring) -> None:
@@ -404,7 +405,7 @@ def wire_muse(w: Wiring) -> None:
     w.start.append(muse_first)
 
 
-SPECS = [
+SPECS: Final = [
     FormatSpec(
         "deepseek_v3",
         "DeepSeek-V3, V3-0324, R1, R1-0528",

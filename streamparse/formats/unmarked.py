@@ -29,6 +29,7 @@ number precedes it, or no JSON format is enabled), it is held until the end mark
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, fence_at, skip_ws, starts_or_prefix
@@ -37,17 +38,20 @@ from ..states.json_body import JsonCallState
 from ..states.text import FenceState
 from .base import FormatSpec, Wiring
 from .envelope import EnvelopeState
-from .shape import CALL, ENVELOPE, TEXT, Family, Shape
+from .family import Family
+from .shape import CALL, ENVELOPE, TEXT, Shape
 
-HOLD_CAP = 8192  # most characters an undecided candidate is held (max_call_chars lowers it; gated: 2 KB)
-TOOL_REQUEST_ENDS = ("[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]")
-_WS = " \t\r\n"
-_LINE_NUMBER = re.compile(r"\d{1,6}[ \t]+")
-_DIGITS_WS = re.compile(r"\d{1,6}[ \t]*")
+HOLD_CAP: Final = 8192  # most characters an undecided candidate is held (max_call_chars lowers it; gated: 2 KB)
+TOOL_REQUEST_ENDS: Final = ("[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]")
+_WS: Final = " \t\r\n"
+_LINE_NUMBER: Final = re.compile(r"\d{1,6}[ \t]+")
+_DIGITS_WS: Final = re.compile(r"\d{1,6}[ \t]*")
 
 # -- the candidate ---------------------------------------------------------------------------------------
 
-HOLD, PASS, AFTER = 0, 1, 2
+HOLD: Final = 0
+PASS: Final = 1
+AFTER: Final = 2
 
 
 class UnmarkedState(State):
@@ -381,7 +385,7 @@ class UnmarkedStart:
 
 
 # Llama 3 JSON objects after prose: call objects only (no list, envelope, fence or end marker).
-_PROSE = Family.of(frozenset({"llama3_json"}))
+_PROSE: Final = Family.of(frozenset({"llama3_json"}))
 
 
 def json_after_prose(eng: Engine, s: int, e: int, final: bool) -> bool:
@@ -426,7 +430,7 @@ def wire_bare(w: Wiring) -> None:
         wire_unmarked(w)
 
 
-_ARGS = '{"minutes": 15}'
+_ARGS: Final = '{"minutes": 15}'
 
 SPECS: list[FormatSpec] = [
     FormatSpec(

@@ -15,13 +15,14 @@ text. A wrapper inside a fence (```` ```xml\\n<response>``...) is not read: one 
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
 from ..core.lookahead import LOOKAHEAD, after_ws, skip_ws
 from ..states.json_body import JsonArgsState, JsonCallState
 from .openers import Decision
 
-FMT = "hermes"
+FMT: Final = "hermes"
 TAGS: dict[str, str] = {
     "<tool>": "</tool>",
     "<tools>": "</tools>",
@@ -31,10 +32,10 @@ TAGS: dict[str, str] = {
     "<xml>": "</xml>",
     "<function_call>": "</function_call>",
 }
-_FENCE = re.compile(r"```(?P<info>[A-Za-z]{0,8})[ \t]*\n")
-_NAME_KEY = re.compile(r'\{\s*"name"\s*:\s*"(?P<name>[^"\\\n]{1,200})"')
-_FUNCTION = re.compile(r'<function(?:=(?P<eq>[^\s<>="]{1,200})|\s+name\s*=\s*"(?P<attr>[^"<>\n]{1,200})"\s*)>')
-_OPENERS = ("```", "<function", *TAGS)
+_FENCE: Final = re.compile(r"```(?P<info>[A-Za-z]{0,8})[ \t]*\n")
+_NAME_KEY: Final = re.compile(r'\{\s*"name"\s*:\s*"(?P<name>[^"\\\n]{1,200})"')
+_FUNCTION: Final = re.compile(r'<function(?:=(?P<eq>[^\s<>="]{1,200})|\s+name\s*=\s*"(?P<attr>[^"<>\n]{1,200})"\s*)>')
+_OPENERS: Final = ("```", "<function", *TAGS)
 
 
 def _declared(eng: Engine, name: str) -> bool:

@@ -5,18 +5,18 @@ bodies of :mod:`.json_body` and by the formats that read call-shaped objects).""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from ..core.engine import Engine
-from ..core.json_reader import JsonReader
+from ..core.json_reader import JsonReader, dump_json
 from ..rejections import Reason
 from .lenient import LenientValues, lenient_on
 
 __all__ = ["NAME_KEYS", "ARGS_KEYS", "NON_OBJECT_ARGS", "CallExtractor", "args_value"]
 
-NAME_KEYS = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
-ARGS_KEYS = frozenset({"arguments", "parameters", "params", "args", "input"})
-NON_OBJECT_ARGS = "non_object_arguments"  # repair recorded when non_object_args="pass" kept such a value
+NAME_KEYS: Final = {"name": "name", "tool_name": "name", "tool": "name", "function": "function"}
+ARGS_KEYS: Final = frozenset({"arguments", "parameters", "params", "args", "input"})
+NON_OBJECT_ARGS: Final = "non_object_arguments"  # repair recorded when non_object_args="pass" kept such a value
 
 
 class CallExtractor:
@@ -198,13 +198,13 @@ def args_value(eng: Engine, text: str) -> None:
         except ValueError:
             decoded = None
         if isinstance(decoded, dict):
-            eng.args(json.dumps(decoded, ensure_ascii=False))
+            eng.args(dump_json(decoded))
             return
     if eng.cfg.non_object_args == "pass" and not isinstance(value, dict) and type(value) is not object:
         # The engines' contract (vLLM, SGLang): the value is handed on as its JSON text, for the client
         # to validate; streaming and non-streaming then agree. Opt-in: the default rejects.
         eng.add_repairs([NON_OBJECT_ARGS])
-        eng.args(json.dumps(value, ensure_ascii=False))
+        eng.args(dump_json(value))
         return
     call.has_args = True
     call.reject, call.detail = Reason.MALFORMED, "arguments are not a JSON object"

@@ -26,16 +26,16 @@ import json
 import math
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["coerce_text_value", "fit_json_value", "streams_as_string", "schema_types"]
 
-_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
-_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
-_MAX_DIGITS = 4000  # below CPython's int<->str limit (4300); bigger "numbers" stay strings
-_MAX_DEPTH = 16  # nesting of anyOf/oneOf/allOf we look into
-_ANY = "any"  # a member without type information: accepts the text as it is, like "string"
-_JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
+_INTEGER: Final = re.compile(r"-?[0-9]+", re.ASCII)
+_NUMBER: Final = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_MAX_DIGITS: Final = 4000  # below CPython's int<->str limit (4300); bigger "numbers" stay strings
+_MAX_DEPTH: Final = 16  # nesting of anyOf/oneOf/allOf we look into
+_ANY: Final = "any"  # a member without type information: accepts the text as it is, like "string"
+_JSON_TYPES: Final = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
 
 
 def _json_type_of(value: Any) -> str | None:
@@ -201,7 +201,7 @@ def _structured(text: str, kind: type) -> Any:
     return _FAILED
 
 
-_FAILED = object()
+_FAILED: Final = object()
 
 
 def _coerce_to(kind: str, raw: str, text: str) -> Any:

@@ -26,17 +26,18 @@ fail-closed fallback playbook.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..core.calls import Candidate
 from ..core.engine import Engine
 from ..events import ToolCall
 from ..rejections import Reason
 
-GATED_MAX_CHARS = 2048
-FALLBACK_MODES = (None, "start", "off", "gated")
-INTENT_LINE = "need_tool:"
-INTENT_TOKEN = "CALL_TOOL"
-INTENT_YES = ("yes", "true")
+GATED_MAX_CHARS: Final = 2048
+FALLBACK_MODES: Final = (None, "start", "off", "gated")
+INTENT_LINE: Final = "need_tool:"
+INTENT_TOKEN: Final = "CALL_TOOL"
+INTENT_YES: Final = ("yes", "true")
 
 
 @dataclass
@@ -93,4 +94,4 @@ class Gate:
         return True
 
 
-START_FALLBACK = Gate(fallback=True)
+START_FALLBACK: Final = Gate(fallback=True)

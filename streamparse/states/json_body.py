@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, State
 from ..core.json_reader import DONE, DQ_RUN, ERROR, STRING, JsonReader
@@ -16,11 +17,11 @@ from ..rejections import Reason
 from .call_fields import CallExtractor, args_value
 from .lenient import LenientArgsSink, lenient_on
 
-JSON_FENCE = "json_fence"
-STOP = "stop"  # close(reason="stop"): the stream ended normally (not for length)
+JSON_FENCE: Final = "json_fence"
+STOP: Final = "stop"  # close(reason="stop"): the stream ended normally (not for length)
 
 
-_SHARE_MIN = 32  # shorter argument text is simply kept twice: sharing would cost more than it saves
+_SHARE_MIN: Final = 32  # shorter argument text is simply kept twice: sharing would cost more than it saves
 
 
 def _stream_args(eng: Engine, text: str, start: int, end: int) -> None:
@@ -252,7 +253,7 @@ class JsonCallState(_JsonBody):
 
 
 # A value that is not an object starts with one of these (a string, an array, a number, true/false/null).
-_NON_OBJECT_START = frozenset('"[-0123456789tfn')
+_NON_OBJECT_START: Final = frozenset('"[-0123456789tfn')
 
 
 class JsonArgsState(_JsonBody):

@@ -15,13 +15,13 @@ carry the converted value and still join to ``arguments_json``, whatever the chu
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from ..core.engine import Engine
-from ..core.json_reader import JsonReader
+from ..core.json_reader import JsonReader, dump_json
 from .coerce import coerce_text_value, schema_types
 
-LENIENT_TYPES = "lenient_types"  # repair name in ToolCall.repairs and the stats
+LENIENT_TYPES: Final = "lenient_types"  # repair name in ToolCall.repairs and the stats
 
 
 def lenient_on(eng: Engine) -> bool:
@@ -43,7 +43,7 @@ def _admits_no_string(schema: Any) -> Any:
 # The arguments of a tool whose schema admits no string ({key: schema}; None: such a key cannot be listed
 # up front), per tool set and tool, decided once: a stream calls the same few tools many times.
 _PLANS: dict[int, tuple[Any, dict[str, dict[str, dict[str, Any]] | None]]] = {}
-_PLANS_MAX = 64  # tool sets remembered (a server builds one per request: all dropped when full)
+_PLANS_MAX: Final = 64  # tool sets remembered (a server builds one per request: all dropped when full)
 
 
 def lenient_targets(eng: Engine) -> dict[str, dict[str, Any]] | None:
@@ -150,7 +150,7 @@ class LenientValues:
         if isinstance(value, str):
             return
         del out[hold:]
-        out.append(json.dumps(value, ensure_ascii=False))
+        out.append(dump_json(value))
         self.eng.add_repairs([LENIENT_TYPES])
 
 

@@ -24,14 +24,14 @@ The engine calls :meth:`Separators.markup` when it consumes markup: a marker a t
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from ..core.lookahead import LOOKAHEAD
 from ..core.output import SEP_WS
 
 SeparatorsOption = Literal["drop", "keep"]
 SEPARATORS: tuple[SeparatorsOption, ...] = ("drop", "keep")
-HOLD_LIMIT = LOOKAHEAD  # a whitespace run longer than this is content (bounded hold)
+HOLD_LIMIT: Final = LOOKAHEAD  # a whitespace run longer than this is content (bounded hold)
 
 
 class _Channel:

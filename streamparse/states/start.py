@@ -17,16 +17,17 @@ While the state a handler pushed is running, ``eng.gate`` says how calls found t
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from ..core.engine import Engine, Handler, MarkerTable, State
 from ..core.lookahead import word_char
 from .gates import INTENT_LINE, INTENT_TOKEN, INTENT_YES, Gate, GateBook
 from .text import CONTROL_TOKENS, REASONING
 
-_WS = " \t\r\n"
+_WS: Final = " \t\r\n"
 # Markers read *before* the start (the start is after them): reasoning openers, an orphan closer of a
 # primed template, control tokens.
-_BEFORE_START = frozenset(REASONING) | {"</think>"} | frozenset(CONTROL_TOKENS)
+_BEFORE_START: Final = frozenset(REASONING) | {"</think>"} | frozenset(CONTROL_TOKENS)
 
 
 class StartState(State):

@@ -10,9 +10,10 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from ..core.engine import Engine, Handler, MarkerTable, State
+from ..core.json_reader import dump_json
 from ..core.lookahead import LOOKAHEAD, after_ws, blanks_then_prefix, read_header, starts_or_prefix, undecided
 from ..rejections import Reason
 from .value_writer import ValueWriter, member
@@ -20,11 +21,12 @@ from .value_writer import ValueWriter, member
 # Value text that cannot hold a marker nor end in a newline the value rules may drop. Every value-scope
 # marker starts with "</" or "<p" (</parameter>, <parameter=, </KEY>, </arg_value>), so "<" before another
 # char is text.
-_PLAIN_VALUE = re.compile(r"[^<\n]*(?:(?:\n(?=[^<\n])|<(?=[^/p<\n]))[^<\n]*)*")
+_PLAIN_VALUE: Final = re.compile(r"[^<\n]*(?:(?:\n(?=[^<\n])|<(?=[^/p<\n]))[^<\n]*)*")
 
 
-CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
-_ESCAPED_SPACE = " \t\r\n\\nrt"  # literal escapes between the tags of a JSON-escaped call
+CDATA_OPEN: Final = "<![CDATA["
+CDATA_CLOSE: Final = "]]>"
+_ESCAPED_SPACE: Final = " \t\r\n\\nrt"  # literal escapes between the tags of a JSON-escaped call
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class TagSyntax:
 
 # A lone parameter of one of these names that the tool does not declare may wrap the real arguments
 # (``<parameter name="arguments">{"location": "Beijing"}</parameter>``, DeepSeek V3.2 per vLLM's tests).
-_WRAPPERS = ("arguments", "input")
+_WRAPPERS: Final = ("arguments", "input")
 
 
 class TagCallState(State):
@@ -241,7 +243,7 @@ class TagCallState(State):
         """A held wrapper parameter is an ordinary one after all (another parameter follows it)."""
         held, self.pending = self.pending, None
         if held is not None:
-            eng.args(member(held.key, True) + json.dumps(held.result, ensure_ascii=False))
+            eng.args(member(held.key, True) + dump_json(held.result))
 
     def _close_args(self, eng: Engine) -> None:
         """The end of the arguments object; a lone wrapper parameter whose value is an object of the tool's own
@@ -250,7 +252,7 @@ class TagCallState(State):
         inner = _unwrapped(eng, held.result) if held is not None else None
         if inner is not None:
             self.pending = None
-            eng.args(json.dumps(inner, ensure_ascii=False))
+            eng.args(dump_json(inner))
             return
         self._release(eng)
         eng.args("}" if self.nparams else "{}")

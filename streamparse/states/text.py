@@ -4,6 +4,7 @@ tokens (control-token rule)."""
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..core.engine import Engine, Handler, MarkerTable, ScanState, State
 from .separators import Separators
@@ -53,10 +54,10 @@ REASONING: dict[str, str] = {
     "<ifm|think_faster>": "</ifm|think_faster>",
 }
 # Openers that count only at the start of the output (later they are prose about tags).
-START_ONLY_REASONING = frozenset({"<think>", "<reasoning>"})
+START_ONLY_REASONING: Final = frozenset({"<think>", "<reasoning>"})
 # Closers that, with no opener before them, say the prompt had opened the reasoning (orphan closers): the
 # text before them is reasoning. Special tokens only; a format adds plain-text ones where it is named.
-ORPHAN_CLOSERS = (
+ORPHAN_CLOSERS: Final = (
     "</think>",
     "</mm:think>",
     "◁/think▷",
@@ -68,7 +69,7 @@ ORPHAN_CLOSERS = (
     "</ifm|think_fast>",
     "</ifm|think_faster>",
 )
-REASONING_DROPPED = ("<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>")
+REASONING_DROPPED: Final = ("<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>")
 
 
 def drop(eng: Engine, s: int, e: int, final: bool) -> bool:
@@ -116,7 +117,7 @@ class _Vanish:
         return True
 
 
-vanish = _Vanish()
+vanish: Final = _Vanish()
 
 
 def at_reasoning_start(eng: Engine, s: int) -> bool:
@@ -188,18 +189,18 @@ def open_reasoning(table_for: dict[str, MarkerTable], at_start_only: bool) -> Ha
 
 # -- code (code rule) ---------------------------------------------------------------------------------------
 
-_BACKTICKS = re.compile(r"`+")
-_TILDES = re.compile(r"~+")
+_BACKTICKS: Final = re.compile(r"`+")
+_TILDES: Final = re.compile(r"~+")
 # A backtick or tilde run longer than this is plain text, never a fence or code span: so a run held at the
 # end of a chunk stays bounded. The rest of such a run, arriving later, is recognised by the run character
 # just before it (only a too-long run is ever split from its continuation), so the result is the same
 # for every chunking.
-MAX_RUN = 32
+MAX_RUN: Final = 32
 # What the handler below answers None to, from the run's start, for FastPaths.wait_for (the engine keeps the
 # chunks instead of running the handler again for each): a run at the end of the buffer (it may grow), a
 # fence's info line before its newline (bounded as the handler bounds it).
-_RUN_UNDECIDED = re.compile(f"`{{1,{MAX_RUN}}}")
-_INFO_UNDECIDED = re.compile(f"`{{3,{MAX_RUN}}}(?!`)[^\\n]{{0,255}}")
+_RUN_UNDECIDED: Final = re.compile(f"`{{1,{MAX_RUN}}}")
+_INFO_UNDECIDED: Final = re.compile(f"`{{3,{MAX_RUN}}}(?!`)[^\\n]{{0,255}}")
 
 
 def backticks(fence_markers: dict[str, Handler]) -> Handler:

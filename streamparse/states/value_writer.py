@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import re
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
-from typing import Any
+from typing import Any, Final
 
 from ..core.engine import Engine
+from ..core.json_reader import dump_json
 from .coerce import coerce_text_value, fit_json_value, streams_as_string
 
-_ESCAPE = re.compile(r'\\(["\\/nrt])')
-_UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
+_ESCAPE: Final = re.compile(r'\\(["\\/nrt])')
+_UNESCAPED: Final = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 
 
 def _unescape(m: re.Match[str]) -> str:
@@ -127,9 +128,9 @@ class ValueWriter:
         if self.deferred:
             self.result = value
             return
-        self.eng.args(json.dumps(value, ensure_ascii=False))
+        self.eng.args(dump_json(value))
 
 
 def member(key: str, first: bool) -> str:
     """The JSON text that opens the member ``key`` of the arguments object."""
-    return ("{" if first else ", ") + json.dumps(key, ensure_ascii=False) + ": "
+    return ("{" if first else ", ") + dump_json(key) + ": "

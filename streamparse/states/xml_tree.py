@@ -12,20 +12,20 @@ other tag formats; nested repeated keys hold the array of their values.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, Final
 
 from ..core.engine import Engine, MarkerTable, State
+from ..core.json_reader import dump_json
 from ..rejections import Reason
 from .coerce import coerce_text_value, streams_as_string
 
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-]{0,199})[ \t\r\n]{0,64}>")
+_TAG: Final = re.compile(r"<(/?)([A-Za-z_][\w.\-]{0,199})[ \t\r\n]{0,64}>")
 # What a tag can look like before its ``>`` arrives (held until it completes or cannot).
-_PARTIAL_TAG = re.compile(r"<(?:/?(?:[A-Za-z_][\w.\-]{0,199}[ \t\r\n]{0,64})?)?")
-ITEM = "item"
+_PARTIAL_TAG: Final = re.compile(r"<(?:/?(?:[A-Za-z_][\w.\-]{0,199}[ \t\r\n]{0,64})?)?")
+ITEM: Final = "item"
 
 
 class _Node:
@@ -79,7 +79,10 @@ def group(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     return {k: v[0] if len(v) == 1 else v for k, v in values.items()}
 
 
-_OPEN, _STREAM, _TREE, _BROKEN = range(4)  # a top-level element: undecided, streaming text, a tree; bad body
+_OPEN: Final = 0  # a top-level element: undecided, streaming text, a tree; bad body
+_STREAM: Final = 1
+_TREE: Final = 2
+_BROKEN: Final = 3
 
 
 class XmlTreeState(State):
@@ -164,7 +167,7 @@ class XmlTreeState(State):
         self.mode = _BROKEN
 
     def _key(self, eng: Engine, name: str) -> None:
-        eng.args(("{" if self.nkeys == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": ")
+        eng.args(("{" if self.nkeys == 0 else ", ") + dump_json(name) + ": ")
         self.nkeys += 1
 
     def _text(self, eng: Engine, text: str) -> None:
@@ -217,7 +220,7 @@ class XmlTreeState(State):
                 if name != self.key:
                     return self._reject(eng, f"unexpected closing tag </{name}>")
                 value = coerce_text_value("".join(self.ws), self.schema)
-                eng.args(json.dumps(value, ensure_ascii=False))
+                eng.args(dump_json(value))
                 self.mode, self.ws = None, []
                 return
             root = _Node(self.key)
@@ -234,7 +237,7 @@ class XmlTreeState(State):
             stack[-1].children.append(node)
             return
         value = _value(node, self.schema)
-        eng.args(json.dumps(value, ensure_ascii=False))
+        eng.args(dump_json(value))
         self.mode = None
 
     def _finish(self, eng: Engine) -> None:
