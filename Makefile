@@ -25,7 +25,7 @@ COMPILED := .cache/compiled
 compile: $(STAMP)  ## the parsing core compiled with mypyc into .cache/compiled (needs a C compiler; ~1 min)
 	$(BIN)/python scripts/compile.py --into $(COMPILED)
 
-test-compiled: compile  ## the whole test suite against the compiled core (~4 min)
+test-compiled: compile  ## the whole test suite against the compiled core, with the compiled wheel built and installed (~5 min)
 	STREAMPARSE_EXPECT_COMPILED=1 PYTHONPATH=$(COMPILED) $(BIN)/python -P -m pytest -q
 
 # The playground in a real browser: Debian's chromium and chromedriver (apt-get when run as root and they are

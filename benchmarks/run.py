@@ -463,13 +463,10 @@ def formats_section(n_chars: int, rounds: int) -> None:
 
 
 def build() -> str:
-    """Which streamparse is measured: the pure-Python tree, or the copy compiled with mypyc (make compile)."""
-    from importlib.machinery import EXTENSION_SUFFIXES
+    """Which streamparse is measured: the pure-Python tree, or the core compiled with mypyc (make compile)."""
+    import streamparse
 
-    import streamparse.core.engine as engine
-
-    origin = engine.__spec__.origin if engine.__spec__ is not None else None
-    return "compiled core (mypyc)" if origin and origin.endswith(tuple(EXTENSION_SUFFIXES)) else "pure Python"
+    return "compiled core (mypyc)" if streamparse.COMPILED else "pure Python"
 
 
 def main() -> None:

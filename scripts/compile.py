@@ -15,6 +15,9 @@ out, each for a reason mypyc gives:
   mypyc builds differently (they describe formats and are read once, not per chunk);
 - ``core/marker_table.py``: a table compiles its marker sets on first use, through ``__getattr__``.
 
+The distribution builds the same extensions into a platform wheel: ``STREAMPARSE_COMPILE=1 python -m build
+--wheel`` (``setup.py`` calls ``extensions()`` here, so the list and the options are this file's).
+
 ``--list``: only list the modules, build nothing.
 """
 
@@ -26,6 +29,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("streamparse/core", "streamparse/states", "streamparse/formats")
@@ -48,6 +52,14 @@ def modules() -> list[str]:
     return out
 
 
+def extensions() -> list[Any]:
+    """mypyc's setuptools extensions of ``modules()``, run from the directory that holds ``streamparse``.
+    ``group_name`` puts mypyc's shared runtime inside the package (``streamparse/_native__mypyc*.so``)."""
+    from mypyc.build import mypycify  # (a build-time tool: part of mypy, in the test extra)
+
+    return mypycify(modules(), opt_level="3", group_name="streamparse._native")
+
+
 def digest() -> str:
     """Of every source the copy is made from (any change rebuilds it) and of the Python that builds it."""
     h = hashlib.sha256(sys.version.encode())
@@ -66,17 +78,15 @@ def build(into: Path) -> None:
     if stamp.exists() and stamp.read_text() == want:
         print(f"{into}: compiled from these sources already", flush=True)
         return
-    from mypyc.build import mypycify  # (a build-time tool: part of mypy, in the test extra)
     from setuptools import setup
 
     shutil.rmtree(into, ignore_errors=True)
     into.mkdir(parents=True)
     shutil.copytree(ROOT / "streamparse", into / "streamparse", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     os.chdir(into)
-    # ``group_name`` puts mypyc's shared runtime inside the package (streamparse/_native__mypyc*.so).
     setup(
         name="streamparse-compiled",
-        ext_modules=mypycify(modules(), opt_level="3", group_name="streamparse._native"),
+        ext_modules=extensions(),
         script_args=["-q", "build_ext", "--inplace", "--build-temp", "build", "--parallel", str(os.cpu_count() or 1)],
     )
     shutil.rmtree(into / "build", ignore_errors=True)

@@ -20,7 +20,22 @@ from .parser import ParserClosedError, StreamParser, parse
 from .partial import CallSnapshot
 from .rejections import REASONS, Reason
 
+
+def _compiled() -> bool:
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from .core import engine  # (the core's modules are compiled together or not at all)
+
+    return (engine.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+
+
+# Which build runs: True when the parsing core is the one compiled with mypyc (the platform wheel built with
+# STREAMPARSE_COMPILE=1, or `make compile`'s copy), False in the pure-Python build. `streamparse --version`
+# says it too. See docs/ENGINE.md, "The compiled core".
+COMPILED: bool = _compiled()
+
 __all__ = [
+    "COMPILED",
     "CallSnapshot",
     "Event",
     "ParseResult",

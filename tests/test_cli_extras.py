@@ -19,7 +19,8 @@ def test_version_flag_prints_the_package_version(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0
-    assert capsys.readouterr().out.strip() == f"streamparse {streamparse.__version__}"
+    build = "compiled core" if streamparse.COMPILED else "pure Python"  # (which build: tests/test_compiled.py)
+    assert capsys.readouterr().out.strip() == f"streamparse {streamparse.__version__} ({build})"
 
 
 def test_version_is_a_release_string() -> None:

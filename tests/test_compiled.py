@@ -15,6 +15,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 EXPECT_COMPILED = os.environ.get("STREAMPARSE_EXPECT_COMPILED") == "1"
 
@@ -35,6 +37,19 @@ def test_each_listed_module_is_an_extension_exactly_in_the_compiled_build() -> N
         origin = module.__spec__.origin if module.__spec__ is not None else None
         assert origin is not None
         assert origin.endswith(tuple(EXTENSION_SUFFIXES)) == EXPECT_COMPILED, (rel, origin)
+
+
+def test_streamparse_says_which_build_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    # What users and bug reports see (`streamparse.COMPILED`, `streamparse --version`) agrees with the build.
+    import streamparse
+    from streamparse.cli import main
+
+    assert streamparse.COMPILED is EXPECT_COMPILED
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    build = "compiled core" if EXPECT_COMPILED else "pure Python"
+    assert capsys.readouterr().out.strip() == f"streamparse {streamparse.__version__} ({build})"
 
 
 def test_the_modules_left_out_exist_and_are_not_compiled() -> None:

@@ -2,10 +2,15 @@
 
 Slow compared with the rest of the suite (a build, a venv, an install of the four core dependencies
 from the package index or pip's cache), so everything shares one module-scoped build.
+
+The compiled wheel (``STREAMPARSE_COMPILE=1``, setup.py: the parsing core as mypyc extensions) is built from
+the sdist and installed in its own venv only in the compiled run (``make test-compiled``, which sets
+``STREAMPARSE_EXPECT_COMPILED=1``; CI runs it): about a minute of CPU, not spent twice.
 """
 
 from __future__ import annotations
 
+import email.message
 import email.parser
 import os
 import re
@@ -16,9 +21,11 @@ import tarfile
 import tomllib
 import venv
 import zipfile
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
+from test_compiled import EXPECT_COMPILED, _compile_script
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST_NAME = "streamparse-llm"
@@ -36,8 +43,10 @@ def _version() -> str:
 
 def _clean_env() -> dict[str, str]:
     # PYTHONDONTWRITEBYTECODE makes setuptools warn that it skips byte-compiling: an artefact of the
-    # caller's environment, not of the package, so the build runs without it.
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    # caller's environment, not of the package, so the build runs without it. STREAMPARSE_COMPILE is asked
+    # for by the compiled build alone: the default build is the pure one whatever the caller's environment.
+    drop = ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "STREAMPARSE_COMPILE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     return env
 
@@ -79,13 +88,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     return Built(out, log)
 
 
-@pytest.fixture(scope="module")
-def fresh_venv(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new venv (no system site-packages) with only the built wheel and its core dependencies."""
-    where = tmp_path_factory.mktemp("venv") / "v"
+def _venv_with(wheel: Path, where: Path) -> Path:
+    """A new venv (no system site-packages) at ``where`` with only ``wheel`` and its core dependencies."""
     venv.EnvBuilder(with_pip=True, clear=True).create(where)
     proc = subprocess.run(
-        [str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", str(built.wheel)],
+        [str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
         capture_output=True,
         text=True,
         env=_clean_env(),
@@ -93,6 +100,29 @@ def fresh_venv(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return where
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv (no system site-packages) with only the built wheel and its core dependencies."""
+    return _venv_with(built.wheel, tmp_path_factory.mktemp("venv") / "v")
+
+
+def _unpack(sdist: Path, into: Path) -> Path:
+    with tarfile.open(sdist) as tf:
+        tf.extractall(into, filter="data")
+    return into / sdist.name.removesuffix(".tar.gz")
+
+
+def _wheel_file(wheel: Path) -> email.message.Message:
+    """The wheel's ``.dist-info/WHEEL``: its tags and whether it is pure."""
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/WHEEL"))
+        return email.parser.Parser().parsestr(zf.read(name).decode("utf-8"))
+
+
+def _is_extension(name: str) -> bool:
+    return name.endswith((*EXTENSION_SUFFIXES, ".pyd", ".so", ".c", ".h"))
 
 
 def test_build_log_has_no_warnings(built: Built) -> None:
@@ -104,6 +134,15 @@ def test_artifacts_are_named_for_the_distribution_and_its_version(built: Built) 
     stem = f"{DIST_NAME.replace('-', '_')}-{_version()}"
     assert built.wheel.name == f"{stem}-py3-none-any.whl"
     assert built.sdist.name == f"{stem}.tar.gz"
+
+
+def test_the_default_wheel_is_pure_python(built: Built) -> None:
+    # Without STREAMPARSE_COMPILE: the fallback for every platform, no extension module in it.
+    wheel = _wheel_file(built.wheel)
+    assert wheel.get_all("Tag") == ["py3-none-any"]
+    assert wheel["Root-Is-Purelib"] == "true"
+    with zipfile.ZipFile(built.wheel) as zf:
+        assert [n for n in zf.namelist() if _is_extension(n)] == []
 
 
 def test_wheel_metadata_declares_spdx_license_classifiers_and_no_invented_urls(built: Built) -> None:
@@ -166,10 +205,7 @@ def test_sdist_holds_tests_examples_docs_and_license(built: Built) -> None:
 
 @pytest.fixture(scope="module")
 def unpacked(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = tmp_path_factory.mktemp("sdist")
-    with tarfile.open(built.sdist) as tf:
-        tf.extractall(where, filter="data")
-    return where / built.sdist.name.removesuffix(".tar.gz")
+    return _unpack(built.sdist, tmp_path_factory.mktemp("sdist"))
 
 
 def test_docs_site_builds_from_the_unpacked_sdist(unpacked: Path, tmp_path: Path) -> None:
@@ -215,7 +251,7 @@ def test_fresh_venv_imports_the_wheel_and_reports_its_version(fresh_venv: Path) 
         [str(fresh_venv / "bin" / "streamparse"), "--version"], capture_output=True, text=True, env=_clean_env()
     )
     assert cli.returncode == 0, cli.stderr
-    assert cli.stdout.strip() == f"streamparse {_version()}"
+    assert cli.stdout.strip() == f"streamparse {_version()} (pure Python)"  # the default wheel is the pure one
 
 
 def test_fresh_venv_parses_with_the_core_install_alone(fresh_venv: Path) -> None:
@@ -280,3 +316,138 @@ def test_wheel_carries_every_package_file(built: Built) -> None:
     expected = {p for p in _tracked("streamparse") if "__pycache__" not in p and not p.endswith(".pyc")}
     assert "streamparse/py.typed" in expected
     assert sorted(expected - names) == []
+
+
+# The compiled wheel: STREAMPARSE_COMPILE=1 (setup.py), built from the sdist as a user without a clone builds it.
+
+
+@pytest.fixture(scope="module")
+def compiled_wheel(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not EXPECT_COMPILED:
+        pytest.skip("about a minute of CPU: built in the compiled run (make test-compiled, which CI runs)")
+    src = _unpack(built.sdist, tmp_path_factory.mktemp("compiled-src"))
+    out = tmp_path_factory.mktemp("compiled-dist")
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        env=dict(_clean_env(), STREAMPARSE_COMPILE="1"),
+        timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    wheels = list(out.glob("*.whl"))
+    assert len(wheels) == 1, sorted(p.name for p in out.iterdir())
+    return wheels[0]
+
+
+def test_compiled_wheel_is_a_platform_wheel_whose_listed_modules_are_extensions(
+    built: Built, compiled_wheel: Path
+) -> None:
+    python = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    stem = f"{DIST_NAME.replace('-', '_')}-{_version()}"
+    match = re.fullmatch(rf"{re.escape(stem)}-{python}-{python}-(\w+)\.whl", compiled_wheel.name)
+    assert match and match.group(1) != "any", compiled_wheel.name
+    wheel = _wheel_file(compiled_wheel)
+    assert wheel.get_all("Tag") == [f"{python}-{python}-{match.group(1)}"]
+    assert wheel["Root-Is-Purelib"] == "false"
+    with zipfile.ZipFile(compiled_wheel) as zf:
+        names = set(zf.namelist())
+    with zipfile.ZipFile(built.wheel) as zf:
+        pure = set(zf.namelist())
+    suffix = EXTENSION_SUFFIXES[0]  # the interpreter's own tag, as setuptools names what it builds
+    listed = {rel.removesuffix(".py") + suffix for rel in _compile_script().modules()}
+    assert "streamparse/core/engine" + suffix in listed
+    runtime = {n for n in names if n.startswith("streamparse/_native__mypyc") and n.endswith(suffix)}
+    assert len(runtime) == 1, runtime  # mypyc's shared runtime, inside the package (group_name)
+    # Every listed module compiled, nothing else, no generated C; besides them, the pure wheel's files.
+    assert {n for n in names if _is_extension(n)} == listed | runtime
+    assert names - listed - runtime == pure
+
+
+@pytest.fixture(scope="module")
+def compiled_venv(compiled_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _venv_with(compiled_wheel, tmp_path_factory.mktemp("compiled-venv") / "v")
+
+
+def test_compiled_wheel_runs_its_core_compiled_in_a_fresh_venv(compiled_venv: Path) -> None:
+    code = (
+        "import streamparse, streamparse.core.engine as engine\n"
+        "from streamparse import StreamParser\n"
+        "p = StreamParser(formats=['hermes'], record=True)\n"
+        'for piece in [\'Hi<tool\', \'_call>{"name": "f", "argu\', \'ments": {"x": 1}}</tool_call>\']:\n'
+        "    p.feed(piece)\n"
+        "p.close()\n"
+        "r = p.result()\n"
+        "print(streamparse.COMPILED)\n"
+        "print(engine.__file__)\n"
+        "print(r.text, r.tool_calls[0].name, r.tool_calls[0].arguments)\n"
+    )
+    proc = subprocess.run(
+        [str(compiled_venv / "bin" / "python"), "-c", code],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        cwd=compiled_venv,
+    )
+    assert proc.returncode == 0, proc.stderr
+    compiled, engine, parsed = proc.stdout.splitlines()
+    assert compiled == "True"
+    assert Path(engine).is_relative_to(compiled_venv) and engine.endswith(tuple(EXTENSION_SUFFIXES)), engine
+    assert parsed == "Hi f {'x': 1}"
+    cli = subprocess.run(
+        [str(compiled_venv / "bin" / "streamparse"), "--version"], capture_output=True, text=True, env=_clean_env()
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout.strip() == f"streamparse {_version()} (compiled core)"
+
+
+def test_compiled_build_asks_for_mypy_and_the_pure_build_for_nothing(built: Built, tmp_path: Path) -> None:
+    # What an isolated build (`python -m build`, `pip install .`) installs before it builds the wheel: mypy,
+    # which carries mypyc, as the test extra pins it.
+    src = _unpack(built.sdist, tmp_path)
+    test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    mypy = [r for r in test_extra["optional-dependencies"]["test"] if r.startswith("mypy")]
+    assert len(mypy) == 1
+    code = "from setuptools import build_meta; print(repr(build_meta.get_requires_for_build_wheel()))"
+    for env, expected in ((dict(_clean_env(), STREAMPARSE_COMPILE="1"), mypy), (_clean_env(), [])):
+        proc = subprocess.run(
+            [sys.executable, "-c", code], cwd=src, capture_output=True, text=True, env=env, timeout=300
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert proc.stdout.strip().splitlines()[-1] == repr(expected)
+
+
+def test_compiled_build_without_mypyc_fails_instead_of_building_a_pure_wheel(built: Built, tmp_path: Path) -> None:
+    src = _unpack(built.sdist, tmp_path / "src")
+    shim = tmp_path / "shim" / "mypyc"  # first on the path: `import mypyc` fails as if mypy were missing
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text('raise ImportError("mypyc hidden by the test")\n')
+    out = tmp_path / "dist"
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        env=dict(_clean_env(), STREAMPARSE_COMPILE="1", PYTHONPATH=str(shim.parent)),
+        timeout=300,
+    )
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0, log
+    assert "STREAMPARSE_COMPILE=1, but mypyc cannot be imported (mypyc hidden by the test)" in log
+    assert not out.exists() or list(out.glob("*.whl")) == []
+
+
+def test_compiled_editable_install_is_refused(built: Built, tmp_path: Path) -> None:
+    # Its extensions would land in the source tree and shadow every later edit of the modules.
+    src = _unpack(built.sdist, tmp_path / "src")
+    code = f"from setuptools import build_meta; build_meta.build_editable({str(tmp_path / 'out')!r})"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        env=dict(_clean_env(), STREAMPARSE_COMPILE="1"),
+        timeout=300,
+    )
+    assert proc.returncode != 0
+    assert "STREAMPARSE_COMPILE=1 builds a wheel, not an editable install" in proc.stdout + proc.stderr
+    assert not list(src.rglob("*.so"))

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from .. import COMPILED
 from .._version import __version__
 from ..events import Event, event_to_json
 from ..parser import build_parser, describe
@@ -270,7 +271,8 @@ def make_argparser() -> argparse.ArgumentParser:
         prog="streamparse",
         description="Parse LLM output while it streams: visible text, reasoning and tool calls.",
     )
-    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    build = "compiled core" if COMPILED else "pure Python"  # which build runs, for bug reports
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__} ({build})")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="replay a bundled model stream live, dispatching its tool calls")
