@@ -10,9 +10,9 @@ Compiled: ``streamparse/core``, ``streamparse/states`` and ``streamparse/formats
 goes through all three; compiling one alone would make the formats it serves faster than the others). Left
 out, each for a reason mypyc gives:
 
-- the declaration vocabulary (``formats/declaration*.py``, ``formats/base.py``, ``formats/family.py``) and the
-  dataclass modules ``states/gates.py`` and ``states/tag_body.py``: frozen dataclasses with defaults, which
-  mypyc builds differently (they describe formats and are read once, not per chunk);
+- the declaration vocabulary (``formats/declaration*.py``, ``formats/base.py``, ``formats/family.py``): frozen
+  dataclasses with defaults, which mypyc builds differently (they describe formats and are read once, not per
+  chunk);
 - ``core/marker_table.py``: a table compiles its marker sets on first use, through ``__getattr__``.
 
 The distribution builds the same extensions into a platform wheel: ``STREAMPARSE_COMPILE=1 python -m build
