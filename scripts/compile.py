@@ -8,12 +8,9 @@ sources is kept (the sources' digest is in ``DIR/.sources``).
 
 Compiled: ``streamparse/core``, ``streamparse/states`` and ``streamparse/formats``, all together (a chunk
 goes through all three; compiling one alone would make the formats it serves faster than the others). Left
-out, each for a reason mypyc gives:
-
-- the declaration vocabulary (``formats/declaration*.py``, ``formats/base.py``, ``formats/family.py``): frozen
-  dataclasses with defaults, which mypyc builds differently (they describe formats and are read once, not per
-  chunk);
-- ``core/marker_table.py``: a table compiles its marker sets on first use, through ``__getattr__``.
+out: the declaration vocabulary (``formats/declaration*.py``, ``formats/base.py``, ``formats/family.py``), frozen
+dataclasses with defaults, which mypyc builds differently (they describe formats and are read once, not per
+chunk).
 
 The distribution builds the same extensions into a platform wheel: ``STREAMPARSE_COMPILE=1 python -m build
 --wheel`` (``setup.py`` calls ``extensions()`` here, so the list and the options are this file's).
@@ -34,7 +31,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("streamparse/core", "streamparse/states", "streamparse/formats")
 LEFT_OUT = {
-    "streamparse/core/marker_table.py",
     "streamparse/formats/base.py",
     "streamparse/formats/family.py",
 }

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from invariants import calls, check_stream, reasons, released_after_each_char, run
 
 from streamparse import StreamParser, parse
+from streamparse.core.json_reader import DQ_RUN
 from streamparse.events import ParseResult, TextDelta, ToolCallEnd, merge_events
 from streamparse.formats.unmarked import HOLD_CAP
 
@@ -207,6 +208,33 @@ def test_envelope_content_streams_before_the_envelope_ends() -> None:
     text = '{"toolCalls": [], "content": "Hello there, world", "needsMoreWork": true}'
     released = released_after_each_char(text, formats=["envelope"])
     assert released[text.index("world") + 2] == "Hello there, wor"
+
+
+def test_envelope_argument_strings_stream_on_the_armed_path_whatever_the_chunking() -> None:
+    """Inside a call's argument string the envelope arms the engine's fast path (plain chunks become deltas
+    without a reader step): escapes, quotes, markers and astral characters split anywhere read the same."""
+    text = '{"toolCalls": [' + obj("f", NESTED) + ", " + obj("g", ORDER) + '], "content": "ok"}'
+    result = check_stream(text, formats=["envelope"])
+    assert calls(result) == [("f", NESTED), ("g", ORDER)]
+    assert result.text == "ok"
+    parser = StreamParser(formats=["envelope"])
+    parser.feed('{"toolCalls": [{"name": "f", "arguments": {"q": "plain')
+    assert parser._engine.hot is DQ_RUN  # (armed: the next plain chunk takes the fast path)
+    delta = parser.feed(" text")
+    assert [type(ev).__name__ for ev in delta] == ["ToolCallDelta"]
+
+
+def test_envelope_content_is_released_as_plain_text_without_a_reader_step() -> None:
+    """Inside ``content`` a chunk with no backslash, quote or raw control character is visible text as it is
+    (State.plain_text): released at once, and the reader goes on where it was (escapes, a raw newline and
+    the closing quote after it read as before, under every chunking)."""
+    parser = StreamParser(formats=["envelope"])
+    parser.feed('{"toolCalls": [], "content": "Hel')
+    assert parser._engine.scan_text is not None
+    assert parser.feed("lo, wor") == [TextDelta("lo, wor")]
+    text = '{"content": "Plain words, then \\"quoted\\" and\nraw\u00e9 🚀 end", "toolCalls": []}'
+    result = check_stream(text, formats=["envelope"])
+    assert result.text == 'Plain words, then "quoted" and\nraw\u00e9 🚀 end'
 
 
 def test_call_name_and_arguments_stream_before_the_object_closes() -> None:

@@ -11,8 +11,7 @@ from invariants import check_stream
 from streamparse import StreamParser, formats, parse
 
 # Formats whose JSON arguments are read by the shared JSON body states (every format written as JSON
-# call objects or as a header + JSON arguments, except the unmarked shapes listed below).
-NOT_LENIENT = {"json", "xlam", "envelope"}  # unmarked JSON shapes and the envelope: validated as written
+# call objects or as a header + JSON arguments, the unmarked shapes and the envelope's calls included).
 TEXT_VALUED = {"qwen3_coder", "seed_oss", "xml_invoke", "minimax", "deepseek_dsml", "glm45", "generic_xml"}
 TEXT_VALUED |= {"key_value", "pythonic", "gemma_tool_code", "gemma4"}  # values are text or literals
 
@@ -27,11 +26,7 @@ def _quoted_number_variant(name: str) -> tuple[str, str, Any] | None:
     return None
 
 
-JSON_FORMATS = [
-    n
-    for n in formats.names()
-    if n not in TEXT_VALUED and n not in NOT_LENIENT and _quoted_number_variant(n) is not None
-]
+JSON_FORMATS = [n for n in formats.names() if n not in TEXT_VALUED and _quoted_number_variant(n) is not None]
 
 
 def _tools(name: str, key: str) -> dict[str, Any]:

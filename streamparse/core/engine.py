@@ -72,6 +72,11 @@ class State:
         (escape) JSON-escaped: the engine's armed fast path."""
         return None
 
+    def plain_text(self, eng: Engine) -> Search | None:
+        """After a step with no call open: a search that finds nothing in a chunk that is plain visible text
+        of this state as it stands (the engine then releases the chunk as text without a step), else None."""
+        return None
+
     def fast(self, eng: Engine, text: str) -> list[Event] | None:
         """Consume a whole chunk when nothing is held and the chunk cannot change state; else None.
 
@@ -429,14 +434,20 @@ class Engine(FastPaths):
 
     def _arm_text(self) -> None:
         """The visible-text path is open when the scanner rests in a plain text scope (``scan_text``, the
-        scope's marker search); inlined in ``feed`` when no limit applies and nothing is held."""
-        state = self.state
-        if type(state) is ScanState and not state.reasoning and self.call is None:
+        scope's marker search; inlined in ``feed`` when no limit applies and nothing is held), or in a state
+        whose content is plain visible text for now (``State.plain_text``)."""
+        state: State = self.state
+        if self.call is not None:
+            self.scan_text = None
+        elif type(state) is ScanState:
+            if state.reasoning:
+                self.scan_text = None
+                return
             scan = self.scan_text = state.late_search if self.seen_output else state._any_marker
             if self.limit is None and self.pos == len(self.buf):  # (else a marker prefix is held)
                 self.text_search = scan
         else:
-            self.scan_text = None
+            self.scan_text = state.plain_text(self)
 
     def push(self, state: State) -> None:
         self.stack.append(self.state)

@@ -18,7 +18,7 @@ Handler = Callable[[Any, int, int, bool], "bool | None"]
 class MarkerTable:
     """A scope's markers, compiled once, with the handlers for each marker."""
 
-    __slots__ = ("markers", "late", "early", "handlers", "ns_handlers", "_words")
+    __slots__ = ("_markers", "_late", "early", "handlers", "ns_handlers", "_words")
 
     def __init__(
         self,
@@ -33,16 +33,30 @@ class MarkerTable:
         anchors = {m: a for m, a in (anchors or {}).items() if m in self.handlers}
         self._words = frozenset(m for m, a in anchors.items() if a == WORD)
         self.early = frozenset(m for m, a in anchors.items() if a == START)
-
-    def __getattr__(self, name: str) -> MarkerSet:
         # Marker sets compile on first use (a config has a table per reasoning closer of the catalog, most
-        # never entered; each is milliseconds). Only unset slots get here: once set, a plain slot read.
-        if name not in ("markers", "late"):
-            raise AttributeError(name)
-        every, ns = frozenset(self.handlers), frozenset(self.ns_handlers)
-        self.markers: MarkerSet = marker_set(every, ns, self._words)
-        self.late: MarkerSet = marker_set(every - self.early, ns, self._words) if self.early else self.markers
-        return self.markers if name == "markers" else self.late
+        # never entered; each is milliseconds).
+        self._markers: MarkerSet | None = None
+        self._late: MarkerSet | None = None
+
+    @property
+    def markers(self) -> MarkerSet:
+        """Every marker of the scope."""
+        markers = self._markers
+        if markers is None:
+            markers = self._markers = marker_set(frozenset(self.handlers), frozenset(self.ns_handlers), self._words)
+        return markers
+
+    @property
+    def late(self) -> MarkerSet:
+        """The markers once the output began (START markers left out)."""
+        late = self._late
+        if late is None:
+            if self.early:
+                late = marker_set(frozenset(self.handlers) - self.early, frozenset(self.ns_handlers), self._words)
+            else:
+                late = self.markers
+            self._late = late
+        return late
 
     def lookup(self, tok: str) -> tuple[Handler, ...]:
         hs = self.handlers.get(tok)

@@ -11,12 +11,17 @@ import re
 from typing import Final
 
 from ..core.engine import Engine, State
-from ..core.json_reader import DONE, ERROR, JsonReader
+from ..core.fastpaths import Search
+from ..core.json_reader import DONE, DQ_RUN, DQ_SPECIAL, ERROR, STRING, JsonReader
 from ..rejections import Reason
 from ..states.call_fields import CallExtractor
 from .shape import INVALID, load_json
 
 _ESCAPE: Final = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}|.|\Z)", re.S)
+
+
+_ROLES: Final = {"toolCalls": "calls", "content": "content", "needsMoreWork": "more"}
+_NOT_PLAIN: Final = DQ_SPECIAL.search  # what content text cannot hold as it is: an escape, its end, a raw control
 
 
 def _safe_cut(s: str) -> int:
@@ -62,8 +67,7 @@ class _EnvelopeSink:
     def __init__(self, eng: Engine) -> None:
         self.eng = eng
         self.reader = JsonReader(self, watch=4)
-        self.ext = CallExtractor(eng, "envelope", 2, each=True)
-        self.ext.reader = self.reader
+        self.ext = CallExtractor(eng, "envelope", 2, each=True, reader=self.reader)
         self.role: str | None = None
         self.calls = False
         self.in_content = False
@@ -72,7 +76,7 @@ class _EnvelopeSink:
 
     def key(self, depth: int, key: str) -> None:
         if depth == 1:
-            self.role = {"toolCalls": "calls", "content": "content", "needsMoreWork": "more"}.get(key)
+            self.role = _ROLES.get(key)
         elif self.calls:
             self.ext.key(depth, key)
 
@@ -121,6 +125,28 @@ class EnvelopeState(State):
 
     def __init__(self, eng: Engine) -> None:
         self.sink = _EnvelopeSink(eng)
+
+    def arm(self, eng: Engine) -> tuple[re.Pattern[str], bool] | None:
+        """Inside a call's argument string: the engine's armed path streams plain chunks of it (as
+        JsonCallState.arm), instead of a reader step and two callbacks a chunk."""
+        sink = self.sink
+        reader = sink.reader
+        if reader.state != STRING or reader.is_key or reader.out or reader.quote != '"':
+            return None
+        ext = sink.ext
+        return (DQ_RUN, False) if ext.args_depth >= 0 and ext.args_kind == "{" else None
+
+    def plain_text(self, eng: Engine) -> Search | None:
+        """Inside ``content``, past its opening quote with nothing pending: a chunk without a backslash,
+        quote or raw control character is that much visible text as it is (what ``_EnvelopeSink.content``
+        would release for it), and leaves the reader where it is."""
+        sink = self.sink
+        reader = sink.reader
+        if not sink.in_content or sink.first or sink.pending or reader.out:
+            return None
+        if reader.state != STRING or reader.is_key or reader.quote != '"':
+            return None
+        return _NOT_PLAIN
 
     def step(self, eng: Engine, final: bool) -> bool:
         sink = self.sink

@@ -51,7 +51,10 @@ class CallExtractor:
         fallback: bool = False,
         fields: tuple[str, tuple[str, ...]] | None = None,
         nested: str = "",
+        reader: JsonReader | None = None,
     ) -> None:
+        """``reader``: a reader whose sink passes this extractor the callbacks of the call objects (an
+        envelope's, formats/envelope.py); by default the extractor's own reader, whose sink it is."""
         self.eng = eng
         # Declared field names (formats/declaration.py JsonName): only these name the tool and hold the
         # arguments; the default accepts every spelling of the ``json`` format.
@@ -64,7 +67,7 @@ class CallExtractor:
         self.base = base
         self.each = each  # one candidate per object (list forms); else the opener began the candidate
         self.fallback = fallback
-        self.reader: JsonReader = JsonReader(self, watch=base + 2)
+        self.reader: JsonReader = JsonReader(self, watch=base + 2) if reader is None else reader
         self.role: str | None = None
         self.args_depth = -1
         self.args_kind = ""
