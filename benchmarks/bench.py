@@ -26,13 +26,14 @@ MISS_MARKS = ("MISSED", "NOT LINEAR", "RAISED")
 
 # (script, its flags, CPU seconds it takes, quick and full, as measured on a busy 2-core machine (wall time
 # was 2-4x that); must it pass?)
-# ``run.py`` runs twice: on the pure-Python tree, then on the core compiled with mypyc (``make compile``: the copy
-# in COMPILED, built first when missing; about a minute of CPU, reported apart).
+# ``run.py`` and ``call_memory.py`` run twice: on the pure-Python tree, then on the core compiled with mypyc
+# (``make compile``: the copy in COMPILED, built first when missing; about a minute of CPU, reported apart).
 STEPS: list[tuple[str, list[str], tuple[int, int], bool]] = [
     ("run.py", [], (10, 60), False),
     ("run.py", ["--compiled"], (10, 60), False),
     ("pathological.py", [], (20, 240), False),
     ("call_memory.py", [], (10, 270), False),
+    ("call_memory.py", ["--compiled"], (10, 270), False),
     ("proxy.py", [], (0, 40), True),
     ("derive.py", [], (2, 2), True),
 ]
