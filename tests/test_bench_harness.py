@@ -115,6 +115,7 @@ def test_quick_runs_every_benchmark_but_the_proxy_in_quick_mode() -> None:
         ("run.py", ["--compiled", "--quick"]),  # the same on the core compiled with mypyc
         ("pathological.py", ["--quick"]),
         ("call_memory.py", ["--quick"]),
+        ("call_memory.py", ["--compiled", "--quick"]),  # the bytes a character in the build that ships
         ("derive.py", []),
     ]
     full = bench.plan(quick=False, templates="tpl")
