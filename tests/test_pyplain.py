@@ -4,6 +4,8 @@ as ``parse_call`` + ``json.dumps`` read it, and whatever it declines the general
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -14,20 +16,21 @@ from streamparse.formats.pyplain import plain_call_json
 from streamparse.formats.pyrequote import read_call, read_call_json
 
 
-def _general(text: str) -> tuple[str, str] | str:
+def _outcome(read: Callable[[str], tuple[str, Any]], text: str) -> tuple[str, str] | str:
+    """What a reader makes of ``text``: the name and the arguments as JSON text, or its error."""
     try:
-        name, args = parse_call(text)
+        name, args = read(text)
     except ValueError as exc:
         return f"error: {exc}"
-    return name, json.dumps(args, ensure_ascii=False)
+    return name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+
+
+def _general(text: str) -> tuple[str, str] | str:
+    return _outcome(parse_call, text)
 
 
 def _requoted(text: str) -> tuple[str, str] | str:
-    try:
-        name, args = read_call(text)
-    except ValueError as exc:
-        return f"error: {exc}"
-    return name, json.dumps(args, ensure_ascii=False)
+    return _outcome(read_call, text)
 
 
 @pytest.mark.parametrize(
@@ -77,12 +80,7 @@ def test_the_commonest_calls_take_the_plain_path_and_read_as_the_general_reader_
 )
 def test_anything_else_is_left_to_the_general_reader(text: str) -> None:
     assert plain_call_json(text) is None
-    expected = _requoted(text)
-    try:
-        got: tuple[str, str] | str = read_call_json(text)
-    except ValueError as exc:
-        got = f"error: {exc}"
-    assert got == expected
+    assert _outcome(read_call_json, text) == _requoted(text)
 
 
 _WS = st.sampled_from(["", " ", "  ", "\n", "\t", " \n "])
@@ -147,9 +145,4 @@ def test_the_plain_path_agrees_with_the_general_reader_on_generated_calls(text: 
     plain = plain_call_json(text)
     if plain is not None:
         assert plain == _general(text)
-    expected = _requoted(text)
-    try:
-        got: tuple[str, str] | str = read_call_json(text)
-    except ValueError as exc:
-        got = f"error: {exc}"
-    assert got == expected
+    assert _outcome(read_call_json, text) == _requoted(text)
