@@ -40,8 +40,9 @@ if importlib.util.find_spec("streamparse") is None:
 
 from streamparse import StreamParser  # noqa: E402
 from streamparse import formats as catalog  # noqa: E402
+from streamparse.core.constructors import text_delta, tool_call_delta  # noqa: E402
 from streamparse.core.scanner import marker_set  # noqa: E402
-from streamparse.events import Event, text_delta, tool_call_delta  # noqa: E402
+from streamparse.events import Event  # noqa: E402
 from streamparse.tools import ToolSet  # noqa: E402
 
 WORDS = [

@@ -19,14 +19,7 @@ from wait_checks import same_with_and_without_waits
 
 from streamparse import StreamParser, merge_events
 from streamparse import formats as catalog
-from streamparse.core.engine import Engine, ScanState
-from streamparse.events import (
-    ReasoningDelta,
-    TextDelta,
-    ToolCall,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
+from streamparse.core.constructors import (
     reasoning_delta,
     text_delta,
     tool_call,
@@ -34,6 +27,8 @@ from streamparse.events import (
     tool_call_end,
     tool_call_start,
 )
+from streamparse.core.engine import Engine, ScanState
+from streamparse.events import ReasoningDelta, TextDelta, ToolCall, ToolCallDelta, ToolCallEnd, ToolCallStart
 from streamparse.tools import ToolSet
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -18,9 +18,10 @@ from typing import Any, Final, Protocol
 
 from pydantic import ValidationError
 
-from ..events import ToolCall, ToolCallRejected, tool_call, tool_call_delta, tool_call_end, tool_call_start
+from ..events import ToolCall, ToolCallRejected
 from ..rejections import Reason
 from ..stats import ParserStats
+from .constructors import tool_call, tool_call_delta, tool_call_end, tool_call_start
 from .json_reader import NEEDS_ESCAPE
 from .output import TextOutput
 from .parts import Parts, RawText

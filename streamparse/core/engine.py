@@ -22,18 +22,12 @@ from json.encoder import encode_basestring  # the C string escaper json.dumps us
 from typing import Any, Final, Protocol
 
 from ..errors import ParserClosedError
-from ..events import (
-    Event,
-    ReasoningDelta,
-    TextDelta,
-    ToolCallDelta,
-    reasoning_delta,
-    slot_setter,
-    text_delta,
-    tool_call_delta,
-)
+from ..events import Event, ReasoningDelta, TextDelta, ToolCallDelta
 from ..stats import ParserStats
 from .calls import CallGate, CallSettings, Candidate
+
+# Events of the fast paths are built in place (the slots set directly, as the constructors do).
+from .constructors import _new, _set_arguments, _set_index, _set_text, reasoning_delta, text_delta, tool_call_delta
 from .fastpaths import CTX, FastPaths, Search
 from .json_reader import DQ_RUN
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
@@ -46,11 +40,6 @@ from .parts import FAN
 log: Final = logging.getLogger("streamparse")
 
 
-# Events of the fast paths are built in place (see streamparse.events: the slots set directly).
-_new: Final = object.__new__
-_set_text: Final = slot_setter(TextDelta, "text")
-_set_index: Final = slot_setter(ToolCallDelta, "index")
-_set_arguments: Final = slot_setter(ToolCallDelta, "arguments")
 _DQ_FULL: Final = DQ_RUN.fullmatch
 
 

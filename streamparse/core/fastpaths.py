@@ -27,14 +27,13 @@ from collections.abc import Callable
 from json.encoder import encode_basestring  # the C string escaper json.dumps uses
 from typing import Any, Final, Protocol
 
-from ..events import Event, TextDelta, slot_setter, tool_call_delta
+from ..events import Event
 from .calls import CallLifecycle
+from .constructors import tool_call_delta
 from .json_reader import DQ_RUN, DQ_SPECIAL
 from .json_reader import NEEDS_ESCAPE as _NEEDS_ESCAPE
 from .scanner import MarkerSet
 
-_new: Final = object.__new__
-_set_text: Final = slot_setter(TextDelta, "text")
 CTX: Final = 8  # characters of already-consumed context kept before ``pos`` (line-start and word checks)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
-from ..events import Event, TextWasReasoning, reasoning_delta, text_delta
+from ..events import Event, TextWasReasoning
+from .constructors import reasoning_delta, text_delta
 
 __all__ = ["SEP_WS", "TextRelease", "TextOutput"]
 
