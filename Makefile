@@ -57,7 +57,7 @@ demo: $(STAMP)  ## replay a bundled model stream in the terminal
 # benchmarks/bench.py says how long it takes before it starts, and its own duration (wall and CPU) at the end.
 QUICK ?=
 BENCH_FLAGS := $(if $(QUICK),--quick,)
-bench: $(STAMP)  ## every performance ratio with its goal, CPU time (~10 min of CPU, ~25 min on a busy machine; QUICK=1: ~40 s of CPU, ~2 min)
+bench: $(STAMP)  ## every performance ratio with its goal, CPU time (~16 min of CPU, ~35 min on a busy machine; QUICK=1: ~1 min of CPU, ~2 min)
 	$(BIN)/python benchmarks/bench.py $(BENCH_FLAGS) $(if $(TEMPLATES),--templates $(TEMPLATES),)
 
 bench-quick:  ## make bench QUICK=1: every ratio, under 2 minutes
