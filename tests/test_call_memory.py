@@ -112,3 +112,30 @@ def test_parts_keep_order_and_levels_below_a_block(sizes: list[int]) -> None:
         parts.append(piece)
         assert all(len(level) < FAN and sum(map(len, level)) <= BLOCK for level in parts.levels[: LEVELS - 1])
     assert parts.join() == "".join(pieces)
+
+
+@pytest.mark.parametrize("fmt", sorted(HEADS))
+def test_a_finished_call_keeps_its_text_once_in_its_tool_call(fmt: str) -> None:
+    """After its end a call is kept for ``StreamParser.calls``: its arguments and markup are the strings its
+    ``ToolCall`` holds (shared), not also the pieces they were joined from. Three copies remain, the
+    ToolCall's own (the decoded value, ``arguments_json``, ``raw``): at most 3.4 bytes a character in all,
+    4.5 when the pieces were kept as well."""
+    head, tail = HEADS[fmt]
+    body = ("lorem ipsum dolor sit amet " * (CHARS // 27 + 1))[:CHARS]
+    calls = 5
+    parser = StreamParser(formats=[fmt])
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        text = (head + body + tail + "\n") * calls
+        for i in range(0, len(text), 64):
+            parser.feed(text[i : i + 64])
+        parser.close()
+        held = tracemalloc.get_traced_memory()[0] - base - len(text)  # (less the input, a test's own string)
+    finally:
+        tracemalloc.stop()
+    assert held / (calls * CHARS) <= 3.4
+    for cand in parser._engine.started_calls:
+        call = cand.outcome
+        assert cand.args.join() is call.arguments_json and cand.raw_parts.join() is call.raw
+    assert [s.arguments["content"] for s in parser.calls] == [body] * calls

@@ -342,6 +342,10 @@ class CallLifecycle(TextOutput):
         if end > cand.raw_mark:  # the markup's last piece (the closer), added to the text rather than the parts
             raw += self.buf[cand.raw_mark : end]
             cand.raw_mark = end
+        # The finished call keeps its text once: what it holds from now on (snapshots, a gate's verdict) is
+        # the strings its ToolCall holds, not the pieces they were joined from as well.
+        cand.args.keep(args_json)
+        raw_parts.keep(raw)
         self.call = None
         if cand.pending:
             self._flush_deltas(cand)

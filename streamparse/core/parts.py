@@ -108,6 +108,13 @@ class Parts:
     def __bool__(self) -> bool:
         return bool(self.tail) or any(self.levels)
 
+    def keep(self, text: str) -> None:
+        """``text`` is what ``join()`` gave: hold it as the one piece, so that the pieces go and whoever
+        keeps ``text`` (a finished call's ``ToolCall``) shares it instead of a second copy."""
+        if self:
+            self.tail = [text]
+            self.levels = self.sizes = ()
+
 
 class RawText:
     """A call's raw markup: literal pieces (``append``) and stretches shared with the arguments.
@@ -239,6 +246,16 @@ class RawText:
 
     def __bool__(self) -> bool:
         return bool(self.lit) or bool(self.spans) or (self.run >= 0 and self.args.size > self.run)
+
+    def keep(self, raw: str) -> None:
+        """The markup is now ``raw`` (a finished call's, its closer included): held once, as literal text
+        that its ``ToolCall`` shares, instead of the pieces and stretches it was joined from."""
+        lit = self.lit
+        lit.tail = [raw]
+        lit.levels = lit.sizes = ()
+        lit.size = len(raw)
+        self.spans = None
+        self.run = -1
 
 
 def _shared(args_text: str, spans: array[int], k: int) -> str:
