@@ -33,7 +33,7 @@ def read_call(text: str) -> tuple[str, dict[str, Any]]:
 
 def read_call_json(text: str) -> tuple[str, str]:
     """:func:`read_call` with the arguments as JSON text (``json.dumps``, ``ensure_ascii`` off): the commonest
-    calls are read and written in one step (:func:`~streamparse.formats.pyliteral.plain_call_json`)."""
+    calls are read and written in one step (:func:`~streamparse.formats.pyplain.plain_call_json`)."""
     plain = plain_call_json(text)
     if plain is not None:
         return plain
